@@ -1,0 +1,42 @@
+"""microagg: microaggregation for statistical disclosure control.
+
+The companion package of the *microagg* textbook. A partition is an ``(n,)``
+integer array of group labels; algorithms take a 2-D float array and return
+labels; :func:`aggregate` publishes the group centroids.
+
+Modules (one idea each): :mod:`~microagg.core` (SSE, SST, IL, centroids),
+:mod:`~microagg.datasets`, :mod:`~microagg.published` (the papers' numbers),
+:mod:`~microagg.optimal` (exact solutions for small or univariate data),
+:mod:`~microagg.mdav` (MDAV, MDAV-single-group, V-MDAV, IV-MDAV),
+:mod:`~microagg.genetic` (GA and the MDAV+GA hybrid), :mod:`~microagg.risk`
+(disclosure risk), :mod:`~microagg.gomm` (attribute grouping),
+:mod:`~microagg.widgets` and :mod:`~microagg.cli`.
+"""
+
+from . import datasets
+from .core import (
+    aggregate,
+    group_sizes,
+    information_loss,
+    is_k_partition,
+    relabel,
+    sse,
+    sst,
+    standardize,
+)
+
+# -- each module below adds its own public names here --------------------------------
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "aggregate",
+    "datasets",
+    "group_sizes",
+    "information_loss",
+    "is_k_partition",
+    "relabel",
+    "sse",
+    "sst",
+    "standardize",
+]

@@ -26,6 +26,7 @@ from .core import (
 )
 
 # -- each module below adds its own public names here --------------------------------
+from .optimal import optimal_partition, optimal_univariate
 
 __version__ = "0.1.0"
 
@@ -39,4 +40,6 @@ __all__ = [
     "sse",
     "sst",
     "standardize",
+    "optimal_partition",
+    "optimal_univariate",
 ]

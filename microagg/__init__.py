@@ -26,11 +26,14 @@ from .core import (
 )
 
 # -- each module below adds its own public names here --------------------------------
+# isort: split
+from . import published
 from .optimal import optimal_partition, optimal_univariate
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "published",
     "aggregate",
     "datasets",
     "group_sizes",

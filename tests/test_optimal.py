@@ -1,0 +1,371 @@
+"""Tests of microagg.optimal against a slow, independent brute-force oracle.
+
+The oracle enumerates every partition of the records into groups of at least
+``k`` (it does NOT use the "groups of at most 2k-1" fact that the fast solvers
+rely on, so agreement also checks that fact on the examples).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+import microagg as ma
+from microagg import optimal
+from microagg._jit import HAVE_NUMBA
+from microagg.optimal import MAX_N_PARTITION, optimal_partition, optimal_univariate
+
+TOL = dict(rel=1e-9, abs=1e-9)
+
+
+# --------------------------------------------------------------------------------------
+# the oracle
+# --------------------------------------------------------------------------------------
+
+def _group_sse(X: np.ndarray, members: tuple[int, ...]) -> float:
+    G = X[list(members)]
+    return float(((G - G.mean(axis=0)) ** 2).sum())
+
+
+def brute_force_partition(X: np.ndarray, k: int) -> tuple[float, np.ndarray]:
+    """Minimum SSE over ALL partitions into groups of >= k records (exponential!).
+
+    Recursion: the lowest remaining record joins some group of >= k remaining
+    records (any size), provided what is left is empty or holds >= k records.
+    """
+    X = np.asarray(X, dtype=float)
+    if X.ndim == 1:
+        X = X.reshape(-1, 1)
+    n = X.shape[0]
+    best = [np.inf, None]
+
+    def rec(remaining: tuple[int, ...], acc: float, groups: list[tuple[int, ...]]) -> None:
+        if not remaining:
+            if acc < best[0]:
+                best[0], best[1] = acc, list(groups)
+            return
+        first, rest = remaining[0], remaining[1:]
+        for size in range(k, len(remaining) + 1):
+            if 0 < len(remaining) - size < k:
+                continue
+            for others in itertools.combinations(rest, size - 1):
+                g = (first, *others)
+                left = tuple(r for r in rest if r not in others)
+                rec(left, acc + _group_sse(X, g), [*groups, g])
+
+    rec(tuple(range(n)), 0.0, [])
+    labels = np.empty(n, dtype=np.int64)
+    for gi, g in enumerate(best[1]):
+        labels[list(g)] = gi
+    return float(best[0]), labels
+
+
+def random_k_partition(n: int, k: int, rng: np.random.Generator) -> np.ndarray:
+    """A random k-partition of n records: random group sizes >= k, random members."""
+    sizes = []
+    left = n
+    while left >= 2 * k:
+        s = int(rng.integers(k, left - k + 1))
+        sizes.append(s)
+        left -= s
+    sizes.append(left)
+    labels = np.repeat(np.arange(len(sizes)), sizes)
+    return labels[rng.permutation(n)]
+
+
+def test_oracle_on_a_hand_example():
+    # 1, 2, 3 | 10, 11, 12, 13 is clearly best for k = 3: SSE = 2 + 5 = 7
+    value, labels = brute_force_partition(np.array([1.0, 2, 3, 10, 11, 12, 13]), 3)
+    assert value == pytest.approx(7.0)
+    assert ma.relabel(labels).tolist() == [0, 0, 0, 1, 1, 1, 1]
+
+
+# --------------------------------------------------------------------------------------
+# optimal_univariate
+# --------------------------------------------------------------------------------------
+
+def test_univariate_docstring_example():
+    assert optimal_univariate([1.0, 2.0, 3.0, 10.0, 11.0, 12.0, 13.0], 3).tolist() == [
+        0, 0, 0, 1, 1, 1, 1]
+
+
+def test_univariate_hand_solved():
+    # k = 2: pairs of nearby values; 20 must join its neighbour 9... or 8, 9
+    x = [3, 1, 2, 8, 9, 7, 20]
+    labels = optimal_univariate(x, 2)
+    # sorted 1 2 3 | 7 8 | 9 20 costs 2 + 0.5 + 60.5 = 63; 1 2 | 3 7 | ... is worse
+    assert ma.sse(np.reshape(x, (-1, 1)), labels) == pytest.approx(63.0)
+    assert labels.tolist() == [0, 0, 0, 1, 2, 1, 2]
+
+
+def test_univariate_labels_in_input_order_and_numbered_by_value():
+    x = np.array([50.0, 1.0, 49.0, 2.0, 51.0, 3.0])
+    labels = optimal_univariate(x, 3)
+    assert labels.tolist() == [1, 0, 1, 0, 1, 0]
+
+
+def test_univariate_accepts_column_series_and_list():
+    import pandas as pd
+
+    x = np.array([5.0, 1.0, 2.0, 6.0, 7.0, 1.5])
+    expected = optimal_univariate(x, 2)
+    assert optimal_univariate(x.reshape(-1, 1), 2).tolist() == expected.tolist()
+    assert optimal_univariate(pd.Series(x), 2).tolist() == expected.tolist()
+    assert optimal_univariate(pd.DataFrame({"v": x}), 2).tolist() == expected.tolist()
+    assert optimal_univariate(x.tolist(), 2).tolist() == expected.tolist()
+    assert optimal_univariate(x.astype(int), 2).dtype == np.int64
+
+
+def test_univariate_k1_and_k_equal_n():
+    x = np.array([4.0, 2.0, 9.0])
+    assert ma.group_sizes(optimal_univariate(x, 1)).tolist() == [1, 1, 1]
+    assert optimal_univariate(x, 3).tolist() == [0, 0, 0]
+
+
+def test_univariate_tie_rule_shortest_last_group():
+    # all values equal: every partition costs 0; the documented tie rule takes
+    # the shortest last group at each node, i.e. as many groups of k as possible
+    labels = optimal_univariate(np.zeros(7), 2)
+    # (node 3 cannot be reached by a last group of 2 from the unreachable node 1)
+    assert ma.group_sizes(labels).tolist() == [3, 2, 2]
+    # stable: equal values keep input order, so labels are non-decreasing here
+    assert np.all(np.diff(labels) >= 0)
+
+
+def test_univariate_groups_are_runs_of_sorted_values_of_size_k_to_2k_minus_1():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=500)
+    for k in (2, 3, 5, 10):
+        labels = optimal_univariate(x, k)
+        sizes = ma.group_sizes(labels)
+        assert sizes.min() >= k and sizes.max() <= 2 * k - 1
+        assert np.all(np.diff(labels[np.argsort(x)]) >= 0)  # runs in sorted order
+
+
+def test_univariate_graph_matches_solver():
+    x = [3, 1, 2, 8, 9, 7, 20]
+    g = optimal.univariate_graph(x, 2)
+    assert g.path[0] == 0 and g.path[-1] == 7
+    assert np.all((np.diff(g.arcs, axis=1) >= 2) & (np.diff(g.arcs, axis=1) <= 3))
+    assert len(g.arcs) == len(g.costs) == 11
+    assert g.sse == pytest.approx(63.0)
+    np.testing.assert_array_equal(g.values, np.sort(x))
+    # each arc's cost is the SSE of its run of sorted values
+    for (i, j), c in zip(g.arcs, g.costs, strict=True):
+        assert c == pytest.approx(float(np.var(g.values[i:j]) * (j - i)), abs=1e-12)
+
+
+def test_univariate_large_n_is_fast_and_accurate_with_big_offsets():
+    rng = np.random.default_rng(0)
+    x = 1e9 + rng.normal(size=20_000)  # centring keeps the prefix sums accurate
+    t = time.perf_counter()
+    labels = optimal_univariate(x, 3)
+    assert time.perf_counter() - t < 10
+    assert ma.is_k_partition(labels, 3, max_size=5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    x=arrays(np.float64, st.integers(1, 9),
+             elements=st.floats(-100, 100, allow_nan=False, allow_infinity=False)),
+    k=st.integers(1, 4),
+)
+def test_univariate_equals_brute_force(x, k):
+    if k > x.size:
+        k = x.size
+    value, _ = brute_force_partition(x, k)
+    labels = optimal_univariate(x, k)
+    assert ma.is_k_partition(labels, k)
+    assert ma.sse(x.reshape(-1, 1), labels) == pytest.approx(value, **TOL)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    x=arrays(np.float64, st.integers(2, 12),
+             elements=st.integers(-20, 20).map(float)),
+    k=st.integers(1, 4),
+)
+def test_univariate_equals_optimal_partition_on_1d(x, k):
+    k = min(k, x.size)
+    a = ma.sse(x.reshape(-1, 1), optimal_univariate(x, k))
+    b = ma.sse(x.reshape(-1, 1), optimal_partition(x.reshape(-1, 1), k))
+    assert a == pytest.approx(b, **TOL)
+
+
+@pytest.mark.parametrize(
+    "x, k, err, match",
+    [
+        ([], 1, ValueError, "empty"),
+        ([1.0, np.nan, 2.0], 1, ValueError, "NaN"),
+        ([1.0, np.inf, 2.0], 1, ValueError, "infinite"),
+        (["a", "b"], 1, TypeError, "numeric"),
+        ([1.0, 2.0], 0, ValueError, "at least 1"),
+        ([1.0, 2.0], 3, ValueError, "larger than the number of records"),
+        ([1.0, 2.0], 1.0, TypeError, "integer"),
+        (np.ones((4, 2)), 2, ValueError, "single attribute"),
+        (np.ones((2, 2, 2)), 1, ValueError, "2-D"),
+        (3.0, 1, ValueError, "scalar"),
+    ],
+)
+def test_univariate_bad_input(x, k, err, match):
+    with pytest.raises(err, match=match):
+        optimal_univariate(x, k)
+
+
+# --------------------------------------------------------------------------------------
+# optimal_partition
+# --------------------------------------------------------------------------------------
+
+def test_partition_docstring_example():
+    X = [[0, 0], [0, 1], [5, 5], [5, 6], [0, 2], [5, 7]]
+    assert optimal_partition(X, 3).tolist() == [0, 0, 1, 1, 0, 1]
+
+
+def test_partition_beats_fixed_size_when_clusters_have_4_and_5():
+    # two tight clusters of 5 and 4 records: with k = 3 the optimum keeps them
+    rng = np.random.default_rng(1)
+    X = np.vstack([rng.normal(0, 0.1, (5, 2)), rng.normal(10, 0.1, (4, 2))])
+    labels = optimal_partition(X, 3)
+    assert ma.relabel(labels).tolist() == [0] * 5 + [1] * 4
+
+
+def test_partition_labels_numbered_by_first_appearance():
+    rng = np.random.default_rng(2)
+    labels = optimal_partition(rng.normal(size=(11, 3)), 2)
+    assert labels.tolist() == ma.relabel(labels).tolist()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    X=st.integers(1, 9).flatmap(lambda n: st.integers(1, 3).flatmap(
+        lambda p: arrays(np.float64, (n, p),
+                         elements=st.floats(-50, 50, allow_nan=False, allow_infinity=False)))),
+    k=st.integers(1, 4),
+)
+def test_partition_equals_brute_force(X, k):
+    k = min(k, X.shape[0])
+    value, _ = brute_force_partition(X, k)
+    labels = optimal_partition(X, k)
+    assert ma.is_k_partition(labels, k, max_size=2 * k - 1)
+    assert ma.sse(X, labels) == pytest.approx(value, **TOL)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 14), k=st.integers(1, 5),
+       p=st.integers(1, 4))
+def test_partition_at_most_any_random_k_partition(seed, n, k, p):
+    k = min(k, n)
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    best = ma.sse(X, optimal_partition(X, k))
+    for _ in range(20):
+        assert best <= ma.sse(X, random_k_partition(n, k, rng)) + 1e-9
+
+
+def test_partition_time_n15_well_under_a_second():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(15, 2))
+    optimal_partition(X[:5], 2)  # warm-up (numba loads or compiles the kernel)
+    t = time.perf_counter()
+    labels = optimal_partition(X, 3)
+    elapsed = time.perf_counter() - t
+    assert ma.is_k_partition(labels, 3)
+    if HAVE_NUMBA:
+        assert elapsed < 1.0
+
+
+def test_partition_same_answer_without_numba():
+    """The jitted and the pure-Python paths give identical labels."""
+    code = (
+        "import numpy as np; from microagg import optimal_partition, optimal_univariate;"
+        "rng = np.random.default_rng(5); X = rng.normal(size=(11, 2));"
+        "x = rng.normal(size=300);"
+        "print(optimal_partition(X, 3).tolist(), optimal_univariate(x, 4).tolist())"
+    )
+    outs = []
+    for disable in ("0", "1"):
+        env = {**os.environ, "NUMBA_DISABLE_JIT": disable}
+        res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=True, timeout=300)
+        outs.append(res.stdout)
+    assert outs[0] == outs[1]
+
+
+@pytest.mark.parametrize(
+    "X, k, err, match",
+    [
+        (np.zeros((0, 2)), 1, ValueError, "empty"),
+        ([[1.0, np.nan], [2.0, 3.0]], 1, ValueError, "NaN"),
+        ([["a", "b"], ["c", "d"]], 1, TypeError, "numeric"),
+        ([1.0, 2.0, 3.0], 1, ValueError, "2-D"),
+        (np.ones((4, 2)), 0, ValueError, "at least 1"),
+        (np.ones((4, 2)), 5, ValueError, "larger than"),
+        (np.ones((4, 2)), "2", TypeError, "integer"),
+        (np.ones((MAX_N_PARTITION + 1, 2)), 3, ValueError, "limited to n <= 16"),
+    ],
+)
+def test_partition_bad_input(X, k, err, match):
+    with pytest.raises(err, match=match):
+        optimal_partition(X, k)
+
+
+def test_public_names():
+    assert ma.optimal_partition is optimal_partition
+    assert ma.optimal_univariate is optimal_univariate
+    assert {"optimal_partition", "optimal_univariate"} <= set(ma.__all__)
+
+
+# --------------------------------------------------------------------------------------
+# chapter 1 views and plotting helpers (no browser needed)
+# --------------------------------------------------------------------------------------
+
+def test_partition_view_title_reports_sse_and_il():
+    from matplotlib.figure import Figure
+
+    from microagg import widgets
+
+    X = np.array([[0, 0], [2, 0], [1, 3], [10, 10], [12, 10], [11, 13]], dtype=float)
+    fig = widgets.partition_view(X, 3)
+    assert isinstance(fig, Figure)
+    title = fig.axes[0].get_title()
+    assert "optimal 3-partition: 2 groups" in title
+    assert "SSE = 16" in title and f"IL = {1600 / 316:.2f}%" in title
+    fig2 = widgets.partition_view(X, 2, labels=[0, 0, 0, 0, 1, 1])
+    assert "2-partition" in fig2.axes[0].get_title()
+    fig3 = widgets.partition_view(X, 3, labels=[0, 0, 0, 0, 1, 1])
+    assert "not a k-partition" in fig3.axes[0].get_title()
+
+
+def test_partition_view_default_data_and_explorer():
+    from microagg import widgets
+
+    fig = widgets.partition_view(k=2, n=8, seed=1)
+    assert "optimal 2-partition" in fig.axes[0].get_title()
+    w = widgets.explore_partition(n=8, k=2, seed=1)
+    assert [c.description for c in w.children[:3]] == ["k", "n", "seed"]
+    assert {"partition_view", "explore_partition", "univariate_view"} <= set(widgets.__all__)
+
+
+def test_univariate_view_and_plot_helpers():
+    from matplotlib.figure import Figure
+
+    from microagg import plotting, widgets
+
+    fig = widgets.univariate_view([3, 1, 2, 8, 9, 7, 20], 2)
+    assert "SSE = 63" in fig.axes[0].get_title()
+    ax = Figure().add_subplot()
+    plotting.plot_partition(ax, np.array([[0, 0], [1, 1], [2, 2], [5, 0]]), [0, 0, 0, 1],
+                            annotate=True, title="t")  # collinear group: a segment
+    assert ax.get_title() == "t"
+    with pytest.raises(ValueError, match="2 columns"):
+        plotting.plot_partition(ax, np.ones((3, 1)), [0, 0, 0])
+    assert len(plotting.group_colors(25)) == 25

@@ -68,7 +68,7 @@ def _nearest(d: np.ndarray, m: int) -> np.ndarray:
 
 
 class _Pool:
-    """The records not yet assigned to a group.
+    r"""The records not yet assigned to a group.
 
     State is real here, so this is a (private) class. It keeps
 

@@ -29,10 +29,10 @@ def _ch1_points(n: int, seed: int) -> Any:
     """A small 2-D set with some cluster structure (unit square), for chapter 1."""
     from . import datasets
 
-    return datasets.synthetic_clustered(n, 2, cluster_size=(2, 5), spread=0.07, seed=seed)
+    return datasets.synthetic_clustered(n, 2, cluster_size=(2, 5), spread=0.1, seed=seed)
 
 
-def partition_view(X: Any = None, k: int = 3, *, n: int = 10, seed: int = 0,
+def partition_view(X: Any = None, k: int = 3, *, n: int = 12, seed: int = 2,
                    labels: Any = None, annotate: bool = False,
                    figsize: tuple[float, float] = (5.0, 4.2)) -> Figure:
     """Figure: a small 2-D data set, its optimal k-partition, SSE and IL in the title.
@@ -78,7 +78,7 @@ def partition_view(X: Any = None, k: int = 3, *, n: int = 10, seed: int = 0,
     return fig
 
 
-def explore_partition(n: int = 10, k: int = 3, seed: int = 0) -> Any:
+def explore_partition(n: int = 12, k: int = 3, seed: int = 2) -> Any:
     """Sliders for ``k``, ``n`` and the seed around :func:`partition_view` (chapter 1).
 
     Returns an ``ipywidgets.interactive``; display it in a notebook (it needs a

@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from ._validate import as_matrix, check_k
-from .core import aggregate, group_sizes, sse, sst, standardize as _standardize
+from .core import aggregate, group_sizes, sse, sst
+from .core import standardize as _standardize
 from .mdav import ivmdav, mdav, mdav_single, vmdav
 
 __all__ = ["microaggregate", "MicroaggregationInfo", "METHODS"]

@@ -1,0 +1,117 @@
+"""Checks of the built book, run by ``make test`` after the strict build.
+
+1. The results of ``make test``'s first phase (chapters under nbval, strict book build),
+   read from ``_build/logs``, so that they count in this pytest run's summary.
+2. For every page listed in ``_toc.yml``: the page was built, no cell output shows a
+   traceback, each chapter's ``.ipynb`` copy is in ``_notebooks/``; and, in headless
+   Chromium, the math is typeset by the vendored MathJax (``mjx-container`` elements, no
+   ``mjx-merror``) and pages with widget outputs show rendered widgets (``widget-*``
+   elements) without network access.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+import toc  # noqa: E402
+
+try:
+    PAGES = toc.pages(ROOT)
+    TOC_ERROR = None
+except (OSError, ValueError) as exc:  # a listed page is missing, or _toc.yml is unreadable
+    PAGES, TOC_ERROR = [], str(exc)
+
+IDS = [str(p.relative_to(ROOT)) for p in PAGES]
+LOGS = os.environ.get("MICROAGG_PHASE1_LOGS")
+
+TRACEBACK = re.compile(r"Traceback \(most recent call last\)|class=\"[^\"]*output traceback")
+MATH_SOURCE = re.compile(r"class=\"math notranslate")
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_ELEMENT = re.compile(r"class=\"[^\"]*\bwidget-[a-z]")
+
+
+def test_toc_lists_existing_pages():
+    assert TOC_ERROR is None, TOC_ERROR
+    assert PAGES, "_toc.yml lists no pages"
+
+
+# -- phase 1 of `make test` ---------------------------------------------------------------
+
+
+def _phase1(step: str) -> tuple[int, str]:
+    if not LOGS:
+        pytest.skip("phase-1 results exist only under `make test` (tools/run_tests.sh)")
+    logs = Path(LOGS)
+    rc_file = logs / f"{step}.rc"
+    if not rc_file.exists():
+        pytest.fail(f"{step} did not finish: no {rc_file}")
+    return int(rc_file.read_text().strip()), (logs / f"{step}.log").read_text(errors="replace")
+
+
+def test_chapters_pass_nbval():
+    """Every chapter executes without error under ``pytest --nbval-lax``."""
+    rc, log = _phase1("nbval")
+    tail = "\n".join(log.splitlines()[-40:])
+    assert rc != 5, f"nbval collected no cells (pytest exit 5): chapters/conftest.py?\n{tail}"
+    assert rc == 0, f"nbval failed (exit {rc}), see {LOGS}/nbval.log:\n{tail}"
+    listed = Path(LOGS, "chapters.txt").read_text().split()
+    # nbval's verbose lines name each cell as "chapters/01_foundations::md::Cell 0".
+    missing = [c for c in listed if Path(c).with_suffix("").as_posix() not in log]
+    assert not missing, f"chapters not run by nbval: {missing}"
+
+
+def test_strict_book_build():
+    """``jupyter-book build . -W -n --keep-going`` succeeds (no warning, no failing cell)."""
+    rc, log = _phase1("book")
+    problems = [ln for ln in log.splitlines() if re.search(r"WARNING|ERROR|Error|Traceback", ln)]
+    detail = "\n".join(problems[-40:] or log.splitlines()[-40:])
+    assert rc == 0, f"strict book build failed (exit {rc}), see {LOGS}/book.log:\n{detail}"
+
+
+# -- the built pages ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("source", PAGES, ids=IDS)
+def test_page_built_without_tracebacks(site, source):
+    page = toc.html_page(source, ROOT)
+    assert page.exists(), f"{source.name} is in _toc.yml but {page} was not built"
+    html = page.read_text(encoding="utf-8")
+    hit = TRACEBACK.search(html)
+    assert hit is None, f"{page.name} shows a traceback in an output: ...{hit.group(0)}..."
+    if toc.is_notebook(source):
+        copy = site / "_notebooks" / (source.stem + ".ipynb")
+        assert copy.exists(), f"no downloadable notebook {copy} (tools/export_notebooks.py)"
+
+
+@pytest.mark.parametrize("source", PAGES, ids=IDS)
+def test_page_renders_in_browser(render, source):
+    page = toc.html_page(source, ROOT)
+    if not page.exists():
+        pytest.fail(f"{page} was not built")
+    html = page.read_text(encoding="utf-8")
+    dom = render(page)
+
+    n_math = len(MATH_SOURCE.findall(html))
+    n_typeset = dom.count("<mjx-container")
+    if n_math:
+        assert n_typeset >= n_math, (
+            f"{page.name}: {n_math} math elements but {n_typeset} typeset by MathJax "
+            "(is _vendor/mathjax in place? `make vendor`)"
+        )
+    assert "<mjx-merror" not in dom, f"{page.name}: MathJax reports a TeX error"
+
+    n_views = html.count(WIDGET_VIEW)
+    n_widgets = len(WIDGET_ELEMENT.findall(dom))
+    if n_views:
+        assert n_widgets >= n_views, (
+            f"{page.name}: {n_views} widget outputs but {n_widgets} rendered widget elements "
+            "(embedded widget state and the vendored html-manager should draw them offline)"
+        )
+    assert "Traceback (most recent call last)" not in dom, f"{page.name}: traceback in page"

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# `make test` after set-up. Two phases, so that the last thing printed is pytest's summary:
+#   1. in parallel (one core each): every chapter under nbval (--nbval-lax, the .md files run in
+#      place through chapters/conftest.py) and the strict book build (-W -n --keep-going);
+#      their logs and exit codes go to _build/logs/.
+#   2. `pytest tests`: the unit tests, plus tests/site/, which turns phase 1's exit codes into
+#      test results (so a failing build or chapter fails this run) and checks the built pages
+#      in headless Chromium.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BIN=.venv/bin
+LOGS=_build/logs
+rm -rf "$LOGS" && mkdir -p "$LOGS"
+t0=$(date +%s)
+
+mapfile -t chapters < <("$BIN/python" tools/toc.py --notebooks) || exit 1
+printf '%s\n' "${chapters[@]}" > "$LOGS/chapters.txt"
+echo "== phase 1: ${#chapters[@]} chapters under nbval, in parallel with the strict book build"
+
+(
+  s=$(date +%s)
+  if [ ${#chapters[@]} -gt 0 ]; then
+    "$BIN/pytest" -p no:cacheprovider --nbval-lax --nbval-current-env -v "${chapters[@]}" \
+      > "$LOGS/nbval.log" 2>&1
+    rc=$?
+  else
+    echo "no chapter notebooks listed in _toc.yml" > "$LOGS/nbval.log"; rc=5
+  fi
+  echo "$rc" > "$LOGS/nbval.rc"
+  echo "   nbval: exit $rc after $(( $(date +%s) - s )) s (log: $LOGS/nbval.log)"
+) &
+nbval_pid=$!
+
+s=$(date +%s)
+"$BIN/jupyter-book" build . -W -n --keep-going > "$LOGS/book.log" 2>&1
+rc=$?
+echo "$rc" > "$LOGS/book.rc"
+echo "   book build: exit $rc after $(( $(date +%s) - s )) s (log: $LOGS/book.log)"
+wait "$nbval_pid"
+
+if [ -d _build/html ]; then
+  "$BIN/python" tools/export_notebooks.py _build/html >> "$LOGS/book.log" 2>&1 \
+    || echo "   notebook export failed (see $LOGS/book.log)"
+fi
+for step in nbval book; do
+  if [ "$(cat "$LOGS/$step.rc")" != 0 ]; then
+    echo "-- last lines of $LOGS/$step.log:"
+    tail -n 25 "$LOGS/$step.log" | sed 's/^/   /'
+  fi
+done
+echo "== phase 1 done after $(( $(date +%s) - t0 )) s"
+
+echo "== phase 2: pytest tests (unit tests, phase-1 results, browser check of the pages)"
+MICROAGG_PHASE1_LOGS="$LOGS" "$BIN/pytest" tests -ra --durations=10
+rc=$?
+if [ "$rc" = 5 ]; then
+  # pytest's "no tests collected" must never pass as success.
+  echo "pytest collected no tests (exit 5): treated as a failure" >&2
+  exit 1
+fi
+exit "$rc"

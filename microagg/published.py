@@ -352,7 +352,7 @@ def pivot(
     --------
     >>> from microagg import published
     >>> wide = published.pivot("vmdav", 1, "eia", "IL")
-    >>> list(wide.index), list(wide.columns)
+    >>> list(wide.index), [int(k) for k in wide.columns]
     (['mdav', 'vmdav'], [3, 4, 5, 10])
     """
     for name in (index, columns):

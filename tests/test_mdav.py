@@ -1,0 +1,260 @@
+"""Behaviour of the MDAV family: partitions, properties, oracles and bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+import microagg as ma
+from microagg import reference as ref
+
+FAST = {"mdav": ma.mdav, "mdav_single": ma.mdav_single, "vmdav": ma.vmdav, "ivmdav": ma.ivmdav}
+ORACLE = {
+    "mdav": ref.mdav_reference,
+    "mdav_single": ref.mdav_single_reference,
+    "vmdav": ref.vmdav_reference,
+    "ivmdav": ref.ivmdav_reference,
+}
+PARAMS = {"mdav": {}, "mdav_single": {}, "vmdav": {"gamma": 1.1}, "ivmdav": {}}
+
+
+@st.composite
+def data_and_k(draw, max_n=40, integers=True):
+    """Small data sets with many ties and duplicate rows (small integer values)."""
+    n = draw(st.integers(1, max_n))
+    p = draw(st.integers(1, 4))
+    if integers:
+        elements = st.integers(-3, 3).map(float)
+    else:
+        elements = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False, width=64)
+    X = draw(arrays(np.float64, (n, p), elements=elements))
+    k = draw(st.integers(1, min(n, 6)))
+    return X, k
+
+
+COMMON = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.mark.parametrize("name", FAST)
+@COMMON
+@given(case=data_and_k())
+def test_every_record_labelled_once_and_groups_at_least_k(name, case):
+    X, k = case
+    labels = FAST[name](X, k, **PARAMS[name])
+    assert labels.shape == (X.shape[0],)
+    assert labels.dtype == np.int64
+    assert (labels >= 0).all()
+    assert ma.is_k_partition(labels, k)
+    # determinism
+    assert np.array_equal(labels, FAST[name](X, k, **PARAMS[name]))
+
+
+@COMMON
+@given(case=data_and_k())
+def test_mdav_sizes_are_k_except_one_group(case):
+    X, k = case
+    sizes = ma.group_sizes(ma.mdav(X, k))
+    assert (sizes == k).sum() >= sizes.size - 1
+    assert sizes.max() <= 2 * k - 1 or sizes.size == 1 and X.shape[0] < 2 * k
+
+
+@COMMON
+@given(case=data_and_k())
+def test_mdav_single_sizes_are_k_except_one_group(case):
+    X, k = case
+    sizes = ma.group_sizes(ma.mdav_single(X, k))
+    assert (sizes == k).sum() >= sizes.size - 1
+    assert sizes.max() <= 2 * k - 1
+
+
+@COMMON
+@given(case=data_and_k(), gamma=st.floats(0, 3))
+def test_ivmdav_groups_at_most_2k_minus_1(case, gamma):
+    X, k = case
+    labels = ma.ivmdav(X, k, gamma=gamma)
+    assert ma.is_k_partition(labels, k, max_size=2 * k - 1)
+
+
+@COMMON
+@given(case=data_and_k(), gamma=st.floats(0, 3))
+def test_vmdav_only_leftovers_exceed_2k_minus_1(case, gamma):
+    X, k = case
+    labels = ma.vmdav(X, k, gamma=gamma)
+    sizes = ma.group_sizes(labels)
+    assert sizes.min() >= k
+    # the main loop builds groups of k..2k-1; fewer than k leftovers are then spread
+    leftovers = int(np.sum(np.maximum(sizes - (2 * k - 1), 0)))
+    assert leftovers <= k - 1
+
+
+@pytest.mark.parametrize("name", FAST)
+@COMMON
+@given(case=data_and_k())
+def test_fast_equals_reference_on_tied_integer_data(name, case):
+    """Exact arithmetic on small integers: identical labels, tie rules included."""
+    X, k = case
+    assert np.array_equal(FAST[name](X, k, **PARAMS[name]), ORACLE[name](X, k, **PARAMS[name]))
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_fast_equals_reference_on_continuous_data(name):
+    rng = np.random.default_rng(7)
+    for _ in range(30):
+        n = int(rng.integers(2, 120))
+        X = rng.normal(size=(n, int(rng.integers(1, 6))))
+        k = int(rng.integers(2, min(n, 7) + 1))
+        a = FAST[name](X, k, **PARAMS[name])
+        b = ORACLE[name](X, k, **PARAMS[name])
+        assert np.array_equal(ma.relabel(a), ma.relabel(b))
+
+
+@pytest.mark.parametrize("name", FAST)
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 30), data=st.data())
+def test_fewer_than_2k_records_form_one_group(name, n, data):
+    k = data.draw(st.integers(max(1, n // 2 + 1), n))  # n in [k, 2k)
+    X = np.random.default_rng(n).normal(size=(n, 2))
+    assert np.unique(FAST[name](X, k, **PARAMS[name])).size == 1
+
+
+@COMMON
+@given(case=data_and_k())
+def test_aggregate_is_k_anonymous_and_keeps_means(case):
+    X, k = case
+    labels = ma.mdav(X, k)
+    released = ma.aggregate(X, labels)
+    _, counts = np.unique(released, axis=0, return_counts=True)
+    assert counts.min() >= k
+    np.testing.assert_allclose(released.mean(axis=0), X.mean(axis=0), atol=1e-9)
+
+
+def test_mdav_hand_example():
+    # three tight clusters of three on a line; k = 3 recovers them
+    X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2], [9.0], [9.1], [9.3]])
+    assert ma.relabel(ma.mdav(X, 3)).tolist() == [0, 0, 0, 1, 1, 1, 2, 2, 2]
+    # the centroid is 4.77: the record farthest from it (0.0) starts group 0,
+    # and the record farthest from 0.0 (9.3) starts group 1
+    labels = ma.mdav(X, 3)
+    assert labels[0] == 0 and labels[8] == 1
+
+
+def test_vmdav_gamma_zero_never_extends():
+    X = np.random.default_rng(3).normal(size=(50, 2))
+    sizes = ma.group_sizes(ma.vmdav(X, 3, gamma=0.0))
+    # groups of exactly k, plus at most k-1 leftovers spread over groups
+    assert sizes.sum() == 50 and (sizes >= 3).all() and (sizes - 3).sum() <= 2
+
+
+def test_vmdav_extends_on_the_example_clusters():
+    X = ma.datasets.vmdav_example()
+    labels = ma.vmdav(X, 3, gamma=1.1)
+    assert ma.sse(X, labels) < ma.sse(X, ma.mdav(X, 3))
+
+
+def test_ivmdav_without_extension_is_mdav_single():
+    X = np.random.default_rng(5).normal(size=(200, 3))
+    # gamma so large that d2 > gamma d1 never holds (d1 > 0 off duplicates)
+    assert np.array_equal(ma.ivmdav(X, 4, gamma=1e12), ma.mdav_single(X, 4))
+
+
+def test_ivmdav_more_candidates_is_a_valid_partition():
+    X = np.random.default_rng(6).normal(size=(300, 3))
+    labels = ma.ivmdav(X, 3, candidates=9)
+    assert ma.is_k_partition(labels, 3, max_size=5)
+
+
+def test_no_quadratic_memory():
+    """A 20,000 x 2 input must not allocate an n x n matrix (3.2 GB)."""
+    import tracemalloc
+
+    X = np.random.default_rng(0).normal(size=(20_000, 2))
+    tracemalloc.start()
+    ma.mdav(X[:2000], 5)
+    ma.vmdav(X[:2000], 5)
+    ma.ivmdav(X[:2000], 5)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 100 * 2000 * 8 * 2  # far below 2000^2 * 8 bytes = 32 MB
+
+
+# -- bad input -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", FAST)
+def test_bad_input_raises_clear_errors(name):
+    f = FAST[name]
+    good = np.random.default_rng(0).normal(size=(10, 2))
+    with pytest.raises(ValueError, match="NaN"):
+        f(np.where(np.eye(10, 2) == 1, np.nan, good), 3)
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        f(np.where(np.eye(10, 2) == 1, np.inf, good), 3)
+    with pytest.raises(ValueError, match="at least 1"):
+        f(good, 0)
+    with pytest.raises(ValueError, match="larger than the number of records"):
+        f(good, 11)
+    with pytest.raises(ValueError, match="2-D"):
+        f(good[:, 0], 3)
+    with pytest.raises(ValueError, match="empty"):
+        f(np.zeros((0, 2)), 1)
+    with pytest.raises(TypeError, match="numeric"):
+        f(np.array([["a", "b"], ["c", "d"]]), 1)
+    with pytest.raises(TypeError, match="non-numeric"):
+        f(pd.DataFrame({"x": [1.0, 2.0], "y": ["a", "b"]}), 1)
+    with pytest.raises(TypeError, match="integer"):
+        f(good, 2.5)
+
+
+def test_gamma_must_be_non_negative():
+    X = np.zeros((6, 1)) + np.arange(6)[:, None]
+    with pytest.raises(ValueError, match="gamma"):
+        ma.vmdav(X, 2, gamma=-1)
+    with pytest.raises(ValueError, match="gamma"):
+        ma.ivmdav(X, 2, gamma=np.nan)
+    with pytest.raises(ValueError, match="leftover"):
+        ma.vmdav(X, 2, leftover="nearest")
+
+
+# -- microaggregate() --------------------------------------------------------------------
+
+def test_microaggregate_keeps_table_shape_and_other_columns():
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame(
+        {"income": rng.lognormal(10, 1, 50), "town": list("ab" * 25), "age": rng.integers(18, 90, 50)},
+        index=pd.Index(range(100, 150), name="id"),
+    )
+    out, info = ma.microaggregate(df, 5, return_info=True)
+    assert list(out.columns) == list(df.columns)
+    assert out.index.equals(df.index)
+    assert (out["town"] == df["town"]).all()
+    assert info.columns == ["income", "age"]
+    _, counts = np.unique(out[["income", "age"]].to_numpy(), axis=0, return_counts=True)
+    assert counts.min() >= 5
+    np.testing.assert_allclose(out[["income", "age"]].mean(), df[["income", "age"]].mean())
+    assert 0 < info.information_loss < 100
+    assert info.group_sizes.sum() == 50
+    assert df["income"].iloc[0] != out["income"].iloc[0]  # input not modified in place
+
+
+@pytest.mark.parametrize("method", ["mdav", "mdav_single", "vmdav", "ivmdav"])
+def test_microaggregate_methods_and_params(method):
+    df = pd.DataFrame(np.random.default_rng(2).normal(size=(40, 3)), columns=list("abc"))
+    out, info = ma.microaggregate(df, 3, method=method, columns=["a", "b"], return_info=True)
+    assert (out["c"] == df["c"]).all()
+    assert ma.is_k_partition(info.labels, 3)
+
+
+def test_microaggregate_errors():
+    df = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "s": list("wxyz"), "c": [1.0] * 4})
+    with pytest.raises(ValueError, match="unknown method"):
+        ma.microaggregate(df, 2, method="kmeans")
+    with pytest.raises(ValueError, match="not in the table"):
+        ma.microaggregate(df, 2, columns=["zzz"])
+    with pytest.raises(TypeError, match="non-numeric"):
+        ma.microaggregate(df, 2, columns=["a", "s"])
+    with pytest.raises(ValueError, match="zero variance"):
+        ma.microaggregate(df, 2, columns=["a", "c"])
+    with pytest.raises(TypeError, match="DataFrame"):
+        ma.microaggregate(np.zeros((4, 2)), 2)

@@ -222,7 +222,11 @@ def test_gamma_must_be_non_negative():
 def test_microaggregate_keeps_table_shape_and_other_columns():
     rng = np.random.default_rng(1)
     df = pd.DataFrame(
-        {"income": rng.lognormal(10, 1, 50), "town": list("ab" * 25), "age": rng.integers(18, 90, 50)},
+        {
+            "income": rng.lognormal(10, 1, 50),
+            "town": list("ab" * 25),
+            "age": rng.integers(18, 90, 50),
+        },
         index=pd.Index(range(100, 150), name="id"),
     )
     out, info = ma.microaggregate(df, 5, return_info=True)

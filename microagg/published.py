@@ -134,8 +134,14 @@ def _paper_files(folder: Path, paper: str) -> list[Path]:
     return sorted(p for p in folder.glob(f"{paper}_*.csv") if p.name != _GROUPINGS_FILE)
 
 
-@functools.lru_cache(maxsize=16)
 def _load_paper(folder: str, paper: str) -> pd.DataFrame:
+    # the key includes the files' modification times: edited CSVs are re-read
+    stamp = tuple((p.name, p.stat().st_mtime_ns) for p in _paper_files(Path(folder), paper))
+    return _read_paper(folder, paper, stamp)
+
+
+@functools.lru_cache(maxsize=16)
+def _read_paper(folder: str, paper: str, stamp: tuple[tuple[str, int], ...]) -> pd.DataFrame:
     frames = []
     for path in _paper_files(Path(folder), paper):
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)

@@ -382,6 +382,11 @@ def test_env_override(tmp_path, monkeypatch):
     monkeypatch.setenv("MICROAGG_PUBLISHED", str(copy))
     assert published.data_dir() == copy
     assert published.value("vmdav", 1, "eia", "mdav", 3, "IL") == 9
+    # an edited file is re-read (the cache is keyed on modification times)
+    df.loc[(df["dataset"] == "eia") & (df["method"] == "mdav") & (df["k"] == "3"), "value"] = "8"
+    df.to_csv(path, index=False)
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    assert published.value("vmdav", 1, "eia", "mdav", 3, "IL") == 8
     monkeypatch.setenv("MICROAGG_PUBLISHED", str(tmp_path / "missing"))
     with pytest.raises(FileNotFoundError, match="MICROAGG_PUBLISHED"):
         published.table("vmdav")

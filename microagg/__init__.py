@@ -27,9 +27,9 @@ from .core import (
 
 # -- each module below adds its own public names here --------------------------------
 # isort: split
+from . import published
 from .mdav import ivmdav, mdav, mdav_single, vmdav
 from .protect import MicroaggregationInfo, microaggregate
-from . import published
 from .optimal import optimal_partition, optimal_univariate
 
 __version__ = "0.1.0"

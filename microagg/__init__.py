@@ -27,14 +27,18 @@ from .core import (
 
 # -- each module below adds its own public names here --------------------------------
 # isort: split
-from . import published
+from . import published, tables
+from .genetic import ga_partition, hybrid
 from .mdav import ivmdav, mdav, mdav_single, vmdav
-from .protect import MicroaggregationInfo, microaggregate
 from .optimal import optimal_partition, optimal_univariate
+from .protect import MicroaggregationInfo, microaggregate
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "tables",
+    "ga_partition",
+    "hybrid",
     "microaggregate",
     "MicroaggregationInfo",
     "mdav",

@@ -409,7 +409,8 @@ def _closest_to_group(pool: _Pool, members: list[int], in_group: np.ndarray,
     return int(cand[i]), float(np.sqrt(exact[i]))
 
 
-def ivmdav(X: Any, k: int, gamma: float = 1.16, *, candidates: int | None = None) -> np.ndarray:
+def ivmdav(X: Any, k: int, gamma: float = 1.16, *, candidates: int | None = None,
+           self_neighbour: bool = True) -> np.ndarray:
     r"""IV-MDAV: MDAV-single-group with a variable-size extension step.
 
     The algorithm of Rawat & Borah :cite:p:`rawat2014ivmdav`:
@@ -437,6 +438,11 @@ def ivmdav(X: Any, k: int, gamma: float = 1.16, *, candidates: int | None = None
     candidates : int, optional
         How many neighbours of :math:`\mathbf{x}_r` are considered (default
         ``2k``, the paper's choice; its future-work section suggests ``3k``).
+    self_neighbour : bool, default True
+        Whether :math:`y_j` counts as its own first neighbour :math:`z_1` (step
+        2.8.1 searches "in X", which still holds :math:`y_j`). ``False`` takes
+        :math:`z_1, \dots, z_k` among the *other* unassigned records; chapter 4
+        shows that this reading is far from the published numbers on EIA.
 
     Returns
     -------
@@ -450,7 +456,10 @@ def ivmdav(X: Any, k: int, gamma: float = 1.16, *, candidates: int | None = None
     * :math:`y_1` is :math:`\mathbf{x}_r` itself, so the first group is
       :math:`\mathbf{x}_r` and its :math:`k-1` nearest records, as in MDAV.
     * The neighbours :math:`z_1, \dots, z_k` of :math:`y_j` are searched among
-      the unassigned records other than :math:`y_j` itself.
+      the unassigned records outside the group, :math:`y_j` itself included
+      (``self_neighbour=True``), so :math:`z_k` is its :math:`(k-1)`-th nearest
+      other record. Of the readings we tried this is the one that reproduces
+      the published table (chapter 4).
     * Each candidate is tested in turn even after one is rejected.
     * Step 3 uses "at least :math:`2k`" so that no group exceeds :math:`2k-1`.
     """
@@ -470,9 +479,10 @@ def ivmdav(X: Any, k: int, gamma: float = 1.16, *, candidates: int | None = None
         for y in ys[k:]:
             if len(group) >= 2 * k - 1:
                 break
-            # z_1 = y itself, so z_k is the (k-1)-th nearest other unassigned record
-            zs = pool.nearest(pool.X[y], k - 1, exclude=np.append(group, y))
-            if zs.size < k - 1 or k == 1:
+            # with z_1 = y itself, z_k is the (k-1)-th nearest other unassigned record
+            need = k - 1 if self_neighbour else k
+            zs = pool.nearest(pool.X[y], need, exclude=np.append(group, y))
+            if zs.size < need or need == 0:
                 continue
             d2 = np.sqrt(pool.exact(zs[-1:], pool.X[y])[0])
             d1 = np.sqrt(_sqdist(pool.X[y][None, :], xr)[0])

@@ -123,8 +123,8 @@ def vmdav_reference(X: Any, k: int, gamma: float = 0.2, leftover: str = "centroi
     return labels
 
 
-def ivmdav_reference(X: Any, k: int, gamma: float = 1.16, candidates: int | None = None
-                     ) -> np.ndarray:
+def ivmdav_reference(X: Any, k: int, gamma: float = 1.16, candidates: int | None = None,
+                     self_neighbour: bool = True) -> np.ndarray:
     """IV-MDAV written plainly (see :func:`microagg.ivmdav` for the readings)."""
     X = as_matrix(X)
     k = check_k(k, X.shape[0])
@@ -140,9 +140,10 @@ def ivmdav_reference(X: Any, k: int, gamma: float = 1.16, candidates: int | None
             if len(group) >= 2 * k - 1:
                 break
             others = np.array([i for i in remaining if i not in group and i != y])
-            if k == 1 or others.size < k - 1:
+            need = k - 1 if self_neighbour else k  # is y its own first neighbour z_1?
+            if need == 0 or others.size < need:
                 continue
-            zk = others[np.argsort(_d2(X[others], X[y]), kind="stable")[k - 2]]
+            zk = others[np.argsort(_d2(X[others], X[y]), kind="stable")[need - 1]]
             d2 = np.sqrt(_d2(X[zk][None, :], X[y])[0])
             d1 = np.sqrt(_d2(X[y][None, :], X[r])[0])
             if d2 > gamma * d1:

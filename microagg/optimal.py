@@ -82,15 +82,13 @@ def _arc_costs(z: np.ndarray, k: int) -> np.ndarray:
     n = z.size
     s1 = np.concatenate(([0.0], np.cumsum(z)))
     s2 = np.concatenate(([0.0], np.cumsum(z * z)))
-    d = np.arange(k, 2 * k)  # group sizes
-    j = np.arange(n + 1)[:, None]
-    i = j - d[None, :]
-    ok = i >= 0
-    ic = np.where(ok, i, 0)
-    sum1 = s1[j] - s1[ic]
-    cost = (s2[j] - s2[ic]) - sum1 * sum1 / d[None, :]
-    cost = np.maximum(cost, 0.0)  # rounding can leave -1e-16 on constant runs
-    return np.where(ok, cost, np.inf)
+    cost = np.full((n + 1, k), np.inf)
+    for d in range(k, min(2 * k, n + 1)):  # group size d: arcs (j - d, j) for j >= d
+        sum1 = s1[d:] - s1[:-d]
+        cost[d:, d - k] = (s2[d:] - s2[:-d]) - sum1 * sum1 / d
+    # rounding can leave -1e-16 on constant runs
+    np.maximum(cost, 0.0, out=cost)
+    return cost
 
 
 @njit
@@ -116,6 +114,23 @@ def _shortest_path(costs: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
                 dist[j] = cand
                 pred[j] = i
     return dist, pred
+
+
+@njit
+def _path_to(pred: np.ndarray, end: int) -> np.ndarray:
+    """Nodes of the shortest path from node 0 to ``end``, following ``pred`` backwards."""
+    steps = 0
+    v = end
+    while v > 0:
+        v = pred[v]
+        steps += 1
+    path = np.empty(steps + 1, dtype=np.int64)
+    v = end
+    for m in range(steps, -1, -1):
+        path[m] = v
+        if v > 0:
+            v = pred[v]
+    return path
 
 
 @dataclass(frozen=True)
@@ -175,15 +190,12 @@ def univariate_graph(x: Any, k: int) -> UnivariateGraph:
     sizes = dd + k
     arcs = np.column_stack((jj - sizes, jj)).astype(np.int64)
     sort = np.lexsort((arcs[:, 1], arcs[:, 0]))
-    path = [n]
-    while path[-1] > 0:
-        path.append(int(pred[path[-1]]))
     return UnivariateGraph(
         values=values,
         order=order,
         arcs=arcs[sort],
         costs=costs[jj, dd][sort],
-        path=np.array(path[::-1], dtype=np.int64),
+        path=_path_to(pred, n),
         sse=float(dist[n]),
     )
 
@@ -262,10 +274,7 @@ def optimal_univariate(x: Any, k: int) -> np.ndarray:
     """
     values, order, _, _, pred = _solve_univariate(x, k)
     n = values.size
-    cuts = [n]
-    while cuts[-1] > 0:
-        cuts.append(int(pred[cuts[-1]]))
-    cuts = cuts[::-1]
+    cuts = _path_to(pred, n)
     sorted_labels = np.repeat(np.arange(len(cuts) - 1, dtype=np.int64), np.diff(cuts))
     labels = np.empty(n, dtype=np.int64)
     labels[order] = sorted_labels

@@ -32,7 +32,7 @@ def test_info_and_data(tmp_path, capsys):
     assert main(["info"]) == 0
     assert "microagg" in capsys.readouterr().out
     assert main(["data", "--source", str(tmp_path / "nowhere"), "--dest", str(tmp_path)]) == 2
-    assert "not" in capsys.readouterr().err
+    assert "CASCrefmicrodata.rda is in neither" in capsys.readouterr().err
 
 
 def test_unknown_command_exits():

@@ -47,6 +47,12 @@ def brute_force_partition(X: np.ndarray, k: int) -> tuple[float, np.ndarray]:
         X = X.reshape(-1, 1)
     n = X.shape[0]
     best = [np.inf, None]
+    cache: dict[tuple[int, ...], float] = {}
+
+    def cost(g: tuple[int, ...]) -> float:
+        if g not in cache:
+            cache[g] = _group_sse(X, g)
+        return cache[g]
 
     def rec(remaining: tuple[int, ...], acc: float, groups: list[tuple[int, ...]]) -> None:
         if not remaining:
@@ -60,7 +66,7 @@ def brute_force_partition(X: np.ndarray, k: int) -> tuple[float, np.ndarray]:
             for others in itertools.combinations(rest, size - 1):
                 g = (first, *others)
                 left = tuple(r for r in rest if r not in others)
-                rec(left, acc + _group_sse(X, g), [*groups, g])
+                rec(left, acc + cost(g), [*groups, g])
 
     rec(tuple(range(n)), 0.0, [])
     labels = np.empty(n, dtype=np.int64)
@@ -173,15 +179,16 @@ def test_univariate_large_n_is_fast_and_accurate_with_big_offsets():
     assert ma.is_k_partition(labels, 3, max_size=5)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     x=arrays(np.float64, st.integers(1, 9),
              elements=st.floats(-100, 100, allow_nan=False, allow_infinity=False)),
     k=st.integers(1, 4),
 )
 def test_univariate_equals_brute_force(x, k):
-    if k > x.size:
-        k = x.size
+    k = min(k, x.size)
+    if k == 1:
+        x = x[:7]  # all partitions of 9 records: Bell(9) = 21147, too slow for the oracle
     value, _ = brute_force_partition(x, k)
     labels = optimal_univariate(x, k)
     assert ma.is_k_partition(labels, k)
@@ -244,7 +251,7 @@ def test_partition_labels_numbered_by_first_appearance():
     assert labels.tolist() == ma.relabel(labels).tolist()
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(
     X=st.integers(1, 9).flatmap(lambda n: st.integers(1, 3).flatmap(
         lambda p: arrays(np.float64, (n, p),
@@ -253,6 +260,8 @@ def test_partition_labels_numbered_by_first_appearance():
 )
 def test_partition_equals_brute_force(X, k):
     k = min(k, X.shape[0])
+    if k == 1:
+        X = X[:7]
     value, _ = brute_force_partition(X, k)
     labels = optimal_partition(X, k)
     assert ma.is_k_partition(labels, k, max_size=2 * k - 1)
@@ -284,20 +293,21 @@ def test_partition_time_n15_well_under_a_second():
 
 
 def test_partition_same_answer_without_numba():
-    """The jitted and the pure-Python paths give identical labels."""
+    """The jitted kernels (this process) and the pure-Python path (a subprocess) agree."""
     code = (
         "import numpy as np; from microagg import optimal_partition, optimal_univariate;"
         "rng = np.random.default_rng(5); X = rng.normal(size=(11, 2));"
         "x = rng.normal(size=300);"
         "print(optimal_partition(X, 3).tolist(), optimal_univariate(x, 4).tolist())"
     )
-    outs = []
-    for disable in ("0", "1"):
-        env = {**os.environ, "NUMBA_DISABLE_JIT": disable}
-        res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                             text=True, check=True, timeout=300)
-        outs.append(res.stdout)
-    assert outs[0] == outs[1]
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True, timeout=300)
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(11, 2))
+    x = rng.normal(size=300)
+    here = f"{optimal_partition(X, 3).tolist()} {optimal_univariate(x, 4).tolist()}\n"
+    assert res.stdout == here
 
 
 @pytest.mark.parametrize(

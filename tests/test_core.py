@@ -252,3 +252,27 @@ def test_relabel_is_canonical(case):
     assert ma.relabel(r).tolist() == r.tolist()
     assert sorted(ma.group_sizes(r).tolist()) == sorted(ma.group_sizes(labels).tolist())
     assert ma.sse(X, r) == pytest.approx(ma.sse(X, labels))
+
+
+def test_information_loss_same_under_sample_or_population_std():
+    # chapter 1: ddof=1 scales SSE and SST by (n-1)/n, IL is unchanged
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3)) * [1, 10, 100]
+    labels = np.repeat(np.arange(10), 4)
+    Z0 = ma.standardize(X)
+    Z1 = (X - X.mean(axis=0)) / X.std(axis=0, ddof=1)
+    n, p = X.shape
+    assert ma.sst(Z0) == pytest.approx(n * p)
+    assert ma.sst(Z1) == pytest.approx((n - 1) * p)
+    assert ma.sse(Z1, labels) == pytest.approx(ma.sse(Z0, labels) * (n - 1) / n)
+    assert ma.information_loss(Z1, labels) == pytest.approx(ma.information_loss(Z0, labels))
+
+
+@pytest.mark.data
+def test_census_attributes_identify_records_and_afnlwgt_dominates_sst():
+    # chapter 1: several attributes alone single out every record; AFNLWGT dominates SST
+    census = ma.datasets.load("census")
+    alone = [c for c in census.columns if not census[[c]].duplicated(keep=False).any()]
+    assert len(alone) >= 5
+    share = census.var(ddof=0) * len(census) / ma.sst(census)
+    assert share.idxmax() == "AFNLWGT" and share["AFNLWGT"] > 0.5

@@ -379,3 +379,59 @@ def test_univariate_view_and_plot_helpers():
     with pytest.raises(ValueError, match="2 columns"):
         plotting.plot_partition(ax, np.ones((3, 1)), [0, 0, 0])
     assert len(plotting.group_colors(25)) == 25
+
+
+# --------------------------------------------------------------------------------------
+# claims made in chapter 1 (chapters/01_foundations.md), mirrored here
+# --------------------------------------------------------------------------------------
+
+def test_chapter1_exercise1_numbers():
+    x = np.array([1, 3, 4, 9, 10, 12], dtype=float)
+    labels = optimal_univariate(x, 2)
+    assert labels.tolist() == [0, 0, 0, 1, 1, 1]  # 3 + 3 beats 2 + 2 + 2
+    assert ma.sse(x[:, None], labels) == pytest.approx(28 / 3)
+    assert ma.sse(x[:, None], [0, 0, 1, 1, 2, 2]) == pytest.approx(16.5)
+    assert ma.sst(x[:, None]) == pytest.approx(97.5)
+    assert ma.information_loss(x[:, None], labels) == pytest.approx(100 * (28 / 3) / 97.5)
+
+
+@pytest.mark.parametrize("n, k", [(9, 2), (20, 3), (50, 5), (11, 6), (100, 1)])
+def test_chapter1_number_of_arcs(n, k):
+    arcs = optimal.univariate_graph(np.arange(float(n)), k).arcs
+    assert len(arcs) == k * (n + 1) - k * (3 * k - 1) // 2
+
+
+def test_chapter1_explorer_default_record_9():
+    from microagg.widgets import _ch1_points
+
+    X = _ch1_points(12, 2)
+    labels = optimal_partition(X, 3)
+    d = np.linalg.norm(X - X[9], axis=1)
+    d[9] = np.inf
+    assert labels[int(np.argmin(d))] != labels[9]
+    mates = np.flatnonzero((labels == labels[9]) & (np.arange(12) != 9))
+    assert len(mates) == 2 and (X[mates, 0] < 0.5).all() and X[9, 0] > 0.5
+
+
+def test_chapter1_splitting_never_increases_sse():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        G = rng.normal(size=(6, 2))
+        halves = rng.permutation([0, 0, 0, 1, 1, 1])
+        whole = ma.sse(G, np.zeros(6, dtype=int))
+        parts = ma.sse(G, halves)
+        assert parts <= whole + 1e-12
+        assert whole - parts == pytest.approx(ma.sst(ma.aggregate(G, halves)))
+
+
+@pytest.mark.data
+def test_chapter1_individual_ranking_leaves_rows_unique_mdav_does_not():
+    Z = ma.standardize(ma.datasets.load("census"))
+    ir = np.column_stack([ma.aggregate(Z[[c]], optimal_univariate(Z[c], 3)) for c in Z.columns])
+    ir_il = 100 * float(((Z.to_numpy() - ir) ** 2).sum()) / ma.sst(Z)
+    _, counts = np.unique(ir, axis=0, return_counts=True)
+    assert (counts == 1).sum() == len(Z)
+    labels = ma.mdav(Z.to_numpy(), 3)
+    _, mcounts = np.unique(ma.aggregate(Z.to_numpy(), labels), axis=0, return_counts=True)
+    assert mcounts.min() >= 3
+    assert ir_il < ma.information_loss(Z, labels)

@@ -1,0 +1,142 @@
+"""Benchmark the MDAV family: time and peak memory against a plain numpy MDAV.
+
+Run as a script (not collected by pytest)::
+
+    .venv/bin/python tests/benchmarks/bench_mdav.py           # n = 1e3, 1e4, 1e5
+    .venv/bin/python tests/benchmarks/bench_mdav.py --quick   # skip n = 100,000
+
+Three tables, every number measured in this run:
+
+1. Time (best of ``--repeat``) and peak memory (``tracemalloc``, a separate
+   run) of :func:`microagg.mdav`, :func:`~microagg.mdav_single`,
+   :func:`~microagg.vmdav` and :func:`~microagg.ivmdav` on Gaussian data
+   (p = 10, k = 3, fixed seed), for n = 1,000, 10,000 and 100,000.
+2. The ratio of :func:`microagg.mdav` against the straightforward numpy MDAV
+   :func:`microagg.reference.mdav_reference` (distances to all remaining
+   records and a full ``argsort`` for every group), measured in the same run
+   (not at n = 100,000: it would take far too long).
+3. Our :func:`~microagg.mdav` on the inputs of the three sdcMicro C++ timings
+   recorded in ``../shared/TOOLCHAIN.md`` (measured there, on the same kind of
+   machine, not in this run), with the ratio ours / C++.
+
+Peak memory is what numpy allocates during the call (input excluded); it grows
+as O(n p), never O(n^2): at n = 100,000 an n x n float64 distance matrix would
+need 80 GB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+
+import numpy as np
+
+import microagg as ma
+from microagg import tables
+from microagg.reference import mdav_reference
+
+P, K, SEED = 10, 3, 0
+
+#: sdcMicro's C++ MDAV (k = 3), built from its source and timed on this kind of
+#: machine; copied from ../shared/TOOLCHAIN.md ("Reference timings"), seconds.
+SDCMICRO_CPP = {"census (1080 x 13)": 0.014, "eia (4092 x 11)": 0.132,
+                "gaussian n=20,000 p=10": 3.3}
+
+METHODS: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
+    "mdav": ma.mdav,
+    "mdav_single": ma.mdav_single,
+    "vmdav": ma.vmdav,
+    "ivmdav": ma.ivmdav,
+}
+
+
+def gaussian(n: int, p: int = P, seed: int = SEED) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal((n, p))
+
+
+def best_time(f: Callable[[np.ndarray, int], object], X: np.ndarray, repeat: int) -> float:
+    """Best wall-clock time of ``f(X, K)`` over ``repeat`` runs, seconds."""
+    best = np.inf
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        f(X, K)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def peak_mib(f: Callable[[np.ndarray, int], object], X: np.ndarray) -> float:
+    """Peak memory allocated during ``f(X, K)`` (tracemalloc), MiB."""
+    tracemalloc.start()
+    try:
+        f(X, K)
+        return tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
+
+
+def row(cells: list[str], widths: list[int]) -> str:
+    return "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in
+                     enumerate(zip(cells, widths, strict=True)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="skip n = 100,000")
+    ap.add_argument("--repeat", type=int, default=3, help="best of this many runs (default 3)")
+    args = ap.parse_args(argv)
+    sizes = [1_000, 10_000] if args.quick else [1_000, 10_000, 100_000]
+
+    print(f"MDAV family on Gaussian data, p = {P}, k = {K}, seed {SEED}; "
+          f"time = best of {args.repeat} (1 at n = 100,000), peak memory by tracemalloc")
+    print("note: wall-clock times; a machine shared with other jobs inflates them\n")
+    widths = [12, 9, 11, 9]
+    print(row(["method", "n", "seconds", "peak MiB"], widths))
+    ref_times: dict[int, float] = {}
+    our_times: dict[int, float] = {}
+    for n in sizes:
+        X = gaussian(n)
+        repeat = 1 if n >= 100_000 else args.repeat
+        for name, f in METHODS.items():
+            t = best_time(f, X, repeat)
+            mem = peak_mib(f, X) if n < 100_000 else float("nan")
+            if name == "mdav":
+                our_times[n] = t
+            print(row([name, f"{n:,}", f"{t:.3f}", f"{mem:.1f}"], widths), flush=True)
+        if n < 100_000:
+            ref_times[n] = best_time(mdav_reference, X, repeat)
+            mem = peak_mib(mdav_reference, X)
+            print(row(["reference", f"{n:,}", f"{ref_times[n]:.3f}", f"{mem:.1f}"], widths),
+                  flush=True)
+        else:
+            print(row(["reference", f"{n:,}", "skipped", "-"], widths), "(too slow)")
+        print()
+
+    print("mdav vs the straightforward numpy MDAV (reference.mdav_reference), same run")
+    widths2 = [9, 14, 13, 12]
+    print(row(["n", "reference s", "mdav s", "speed-up"], widths2))
+    for n in sizes:
+        if n in ref_times:
+            print(row([f"{n:,}", f"{ref_times[n]:.3f}", f"{our_times[n]:.3f}",
+                       f"{ref_times[n] / our_times[n]:.1f}x"], widths2))
+        else:
+            print(row([f"{n:,}", "skipped", f"{our_times[n]:.3f}", "-"], widths2))
+    print()
+
+    print("mdav vs sdcMicro's C++ MDAV (k = 3; C++ times from ../shared/TOOLCHAIN.md)")
+    inputs = {"census (1080 x 13)": tables.standardized("census"),
+              "eia (4092 x 11)": tables.standardized("eia"),
+              "gaussian n=20,000 p=10": gaussian(20_000)}
+    widths3 = [24, 10, 10, 14]
+    print(row(["input", "C++ s", "ours s", "ours / C++"], widths3))
+    for label, X in inputs.items():
+        t = best_time(ma.mdav, X, args.repeat)
+        c = SDCMICRO_CPP[label]
+        print(row([label, f"{c:.3f}", f"{t:.3f}", f"{t / c:.2f}"], widths3), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,63 @@
+"""Chapter 4 widgets: the IV-MDAV view is a pure function returning a Figure."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+from microagg import datasets, information_loss, ivmdav, mdav_single, widgets
+
+
+def _bar_heights(ax) -> list[float]:
+    return [p.get_height() for p in ax.patches]
+
+
+def test_view_on_a_matrix_counts_groups_and_il():
+    X = datasets.synthetic_clustered(60, 2, seed=1)
+    fig = widgets.ivmdav_view(X, 3, 1.16)
+    assert isinstance(fig, Figure)
+    left, right = fig.axes
+    sizes_iv = np.bincount(ivmdav(X, 3, gamma=1.16))
+    sizes_single = np.bincount(mdav_single(X, 3))
+    # left: one bar per group size (k .. largest) for each method, summing to the group counts
+    heights = _bar_heights(left)
+    half = len(heights) // 2
+    assert sum(heights[:half]) == sizes_single.size
+    assert sum(heights[half:]) == sizes_iv.size
+    # right: the two IL bars are the information losses of the two partitions
+    il = _bar_heights(right)
+    assert il == pytest.approx([information_loss(X, mdav_single(X, 3)),
+                                information_loss(X, ivmdav(X, 3, gamma=1.16))])
+
+
+def test_large_gamma_without_duplicates_is_mdav_single():
+    X = datasets.synthetic_clustered(40, 2, seed=3)
+    left, right = widgets.ivmdav_view(X, 2, 50.0).axes
+    a, b = _bar_heights(right)
+    assert a == pytest.approx(b)
+
+
+@pytest.mark.data
+def test_view_marks_the_published_cell():
+    fig = widgets.ivmdav_view("tarragona", 4, 1.16)
+    right = fig.axes[1]
+    assert right.get_legend() is not None
+    assert "paper" in right.get_legend().get_texts()[0].get_text()
+    # no published cell for gamma != 1.16: no marker
+    assert widgets.ivmdav_view("tarragona", 4, 1.0).axes[1].get_legend() is None
+
+
+def test_view_rejects_bad_input():
+    with pytest.raises(ValueError):
+        widgets.ivmdav_view(np.zeros((4, 2)), 5)
+    with pytest.raises(ValueError):
+        widgets.ivmdav_view(np.zeros((10, 2)), 2, -1.0)
+
+
+def test_explorer_builds_a_widget():
+    pytest.importorskip("ipywidgets")
+    w = widgets.explore_ivmdav("tarragona", 3, 1.16)
+    names = {c.description for c in w.children if hasattr(c, "description")}
+    assert {"data set", "k", "gamma"} <= names
+    assert "ivmdav_view" in widgets.__all__ and "explore_ivmdav" in widgets.__all__

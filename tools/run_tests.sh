@@ -13,8 +13,11 @@ LOGS=_build/logs
 rm -rf "$LOGS" && mkdir -p "$LOGS"
 t0=$(date +%s)
 
-mapfile -t chapters < <("$BIN/python" tools/toc.py --notebooks) || exit 1
-printf '%s\n' "${chapters[@]}" > "$LOGS/chapters.txt"
+# The chapters to run under nbval: the notebooks listed in _toc.yml (a broken toc is reported
+# by tests/site as well; here it leaves the list empty, which nbval's check also reports).
+"$BIN/python" tools/toc.py --notebooks > "$LOGS/chapters.txt" 2> "$LOGS/toc.err" \
+  || { echo "   _toc.yml: $(tail -n 1 "$LOGS/toc.err")"; : > "$LOGS/chapters.txt"; }
+mapfile -t chapters < "$LOGS/chapters.txt"
 echo "== phase 1: ${#chapters[@]} chapters under nbval, in parallel with the strict book build"
 
 (
@@ -24,7 +27,7 @@ echo "== phase 1: ${#chapters[@]} chapters under nbval, in parallel with the str
       > "$LOGS/nbval.log" 2>&1
     rc=$?
   else
-    echo "no chapter notebooks listed in _toc.yml" > "$LOGS/nbval.log"; rc=5
+    echo "no chapter notebooks found from _toc.yml" > "$LOGS/nbval.log"; rc=5
   fi
   echo "$rc" > "$LOGS/nbval.rc"
   echo "   nbval: exit $rc after $(( $(date +%s) - s )) s (log: $LOGS/nbval.log)"

@@ -95,9 +95,11 @@ class _Pool:
 
     def __init__(self, X: np.ndarray, aux: np.ndarray | None = None) -> None:
         self.X = X
+        self.XT = np.ascontiguousarray(X.T)  # attribute-major copy: faster products
         self.index = np.arange(X.shape[0])
         self.sqn = np.einsum("ij,ij->i", X, X)
         self.alive = np.ones(X.shape[0], dtype=bool)
+        self.dead = np.zeros(X.shape[0], dtype=bool)
         self.n_alive = X.shape[0]
         self.total = X.sum(axis=0)
         self.aux = aux  # an optional per-record array kept aligned (V-MDAV)
@@ -108,8 +110,18 @@ class _Pool:
 
     # -- distances ---------------------------------------------------------------------
     def approx(self, v: np.ndarray) -> np.ndarray:
-        """Squared distances of all rows to ``v`` by the expanded formula."""
-        return self.sqn - 2.0 * (self.X @ v) + float(v @ v)
+        """Squared distances of all rows to ``v`` (or, for a 2-D ``v``, to each of its rows).
+
+        Uses the expanded formula; see :meth:`tol` for its rounding error.
+        """
+        d = v @ self.XT
+        d *= -2.0
+        d += self.sqn
+        if v.ndim == 1:
+            d += float(v @ v)
+        else:
+            d += np.einsum("ij,ij->i", v, v)[:, None]
+        return d
 
     def tol(self, v: np.ndarray) -> float:
         """A bound, with a wide safety factor, on the rounding error of :meth:`approx`."""
@@ -125,7 +137,7 @@ class _Pool:
     def farthest(self, v: np.ndarray) -> int:
         """Position of the unassigned record farthest from ``v`` (first on ties)."""
         d = self.approx(v)
-        d[~self.alive] = -np.inf
+        d[self.dead] = -np.inf
         cand = np.flatnonzero(d >= d.max() - self.tol(v))
         if cand.size == 1:
             return int(cand[0])
@@ -139,14 +151,23 @@ class _Pool:
         :meth:`approx` distances.
         """
         d = self.approx(v) if d is None else d.copy()
-        d[~self.alive] = np.inf
+        d[self.dead] = np.inf
+        available = self.n_alive
         if exclude is not None:
             d[exclude] = np.inf
-        m = min(m, int(np.isfinite(d).sum()))
+            available -= np.unique(exclude).size
+        m = min(m, available)
         if m <= 0:
             return np.zeros(0, dtype=np.int64)
-        bound = d[np.argpartition(d, m - 1)[m - 1]] if m < d.size else d.max()
+        if m == 1:
+            bound = d.min()
+        elif m < d.size:
+            bound = d[np.argpartition(d, m - 1)[m - 1]]
+        else:
+            bound = d.max()
         cand = np.flatnonzero(d <= bound + self.tol(v))
+        if bound == np.inf:  # fewer candidates than asked for: drop the excluded ones
+            cand = cand[np.isfinite(d[cand])]
         return cand[_nearest(self.exact(cand, v), m)]
 
     def group_around(self, r: int, size: int) -> np.ndarray:
@@ -162,14 +183,17 @@ class _Pool:
         pos = np.asarray(pos, dtype=np.int64)
         taken = self.index[pos]
         self.alive[pos] = False
+        self.dead[pos] = True
         self.n_alive -= pos.size
         self.total = self.total - self.X[pos].sum(axis=0)
         if self.n_alive < 2 * self.alive.size // 3:
             keep = self.alive
             self.X, self.index, self.sqn = self.X[keep], self.index[keep], self.sqn[keep]
+            self.XT = np.ascontiguousarray(self.XT[:, keep])
             if self.aux is not None:
                 self.aux = self.aux[keep]
             self.alive = np.ones(self.n_alive, dtype=bool)
+            self.dead = np.zeros(self.n_alive, dtype=bool)
         return taken
 
     def remaining(self) -> np.ndarray:
@@ -364,7 +388,7 @@ def vmdav(X: Any, k: int, gamma: float = 0.2, *, leftover: str = "centroid") -> 
         in_group = np.zeros(pool.alive.size, dtype=bool)
         in_group[members] = True
         # squared distance from every record to the group (minimum over members)
-        d_group = np.min([pool.approx(pool.X[m]) for m in members], axis=0)
+        d_group = pool.approx(pool.X[members]).min(axis=0)
         while len(members) < 2 * k - 1 and len(members) < len(pool):
             e_min, d_in = _closest_to_group(pool, members, in_group, d_group)
             d_e = pool.approx(pool.X[e_min])
@@ -476,12 +500,13 @@ def ivmdav(X: Any, k: int, gamma: float = 1.16, *, candidates: int | None = None
         xr = pool.X[r].copy()
         ys = pool.group_around(r, m)
         group = list(ys[:k])
-        for y in ys[k:]:
+        d_cands = pool.approx(pool.X[ys[k:]])  # one pass over the pool for all candidates
+        for y, d_y in zip(ys[k:], d_cands, strict=True):
             if len(group) >= 2 * k - 1:
                 break
             # with z_1 = y itself, z_k is the (k-1)-th nearest other unassigned record
             need = k - 1 if self_neighbour else k
-            zs = pool.nearest(pool.X[y], need, exclude=np.append(group, y))
+            zs = pool.nearest(pool.X[y], need, exclude=np.append(group, y), d=d_y)
             if zs.size < need or need == 0:
                 continue
             d2 = np.sqrt(pool.exact(zs[-1:], pool.X[y])[0])

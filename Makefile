@@ -69,7 +69,7 @@ test: env data vendor
 
 lab: env data
 	$(BIN)/python tools/lab_settings.py $(VENV)
-	$(BIN)/jupyter lab --ServerApp.root_dir=chapters
+	$(BIN)/jupyter lab --ServerApp.root_dir=chapters $(if $(filter 0,$(shell id -u)),--allow-root)
 
 bench: env data
 	@shopt -s nullglob; files=(tests/benchmarks/bench_*.py); \

@@ -236,6 +236,124 @@ def explore_ivmdav(dataset: str = "census", k: int = 3, gamma: float = 1.16) -> 
 # Chapter 5: the genetic algorithm and the MDAV+GA hybrid
 # ======================================================================================
 
+__all__ += ["ga_view", "explore_ga", "macrogroups_view"]
+
+
+def _ga_default_points() -> Any:
+    """The 13 records of V-MDAV's Example 1, the default small set for the GA views."""
+    from . import datasets
+
+    return datasets.vmdav_example()
+
+
+def ga_view(X: Any = None, k: int = 3, *, mutation_rate: float = 0.1,
+            crossover_rate: float = 0.5, iterations: int = 300, population: int = 10,
+            seed: int = 0, initial: Any = None,
+            figsize: tuple[float, float] = (10.0, 4.0)) -> Figure:
+    """Figure: the GA's best k-partition of a small 2-D set, and its fitness curve.
+
+    Left: the best partition after ``iterations`` generations of
+    :func:`microagg.genetic.ga_partition` (and, dotted in the title, the MDAV
+    SSE for comparison). Right: best-so-far and population-mean fitness
+    :math:`F = 1/(\\mathrm{SSE}+1)` per generation. Because a shorter run is a
+    prefix of a longer one with the same seed, moving an iteration slider
+    "animates" one run. Chapter 5 (``chapters/05_genetic.md``).
+
+    Parameters
+    ----------
+    X : array_like, shape (n, 2), optional
+        Default: the 13 records of V-MDAV's Example 1.
+    k : int
+    mutation_rate, crossover_rate : float
+    iterations, population, seed : int
+        GA settings (see :func:`microagg.genetic.ga_partition`).
+    initial : array_like of int, optional
+        Partition(s) injected into the initial population.
+    figsize : (float, float)
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from .core import sse
+    from .genetic import ga_partition
+    from .mdav import mdav
+    from .plotting import plot_partition
+
+    X = _ga_default_points() if X is None else X
+    res = ga_partition(X, k, population=population, mutation_rate=mutation_rate,
+                       crossover_rate=crossover_rate, iterations=iterations, seed=seed,
+                       initial=initial)
+    fig = Figure(figsize=figsize, layout="constrained")
+    left, right = fig.subplots(1, 2, width_ratios=[1.0, 1.2])
+    plot_partition(left, X, res.labels)
+    left.set_title(f"GA best after {iterations} generations: SSE = {res.sse:.4g}\n"
+                   f"(MDAV: SSE = {sse(X, mdav(X, k)):.4g}; k = {k})", fontsize=10)
+    gens = res.history.index.to_numpy()
+    right.plot(gens, res.history["best"], color="C3", label="best so far (elitism)")
+    right.plot(gens, res.history["mean"], color="C0", alpha=0.6, linewidth=0.8,
+               label="population mean")
+    right.set_xlabel("generation")
+    right.set_ylabel("fitness  F = 1/(SSE+1)")
+    right.set_title(f"mutation rate {mutation_rate:g}, crossover rate {crossover_rate:g}, "
+                    f"{population} chromosomes", fontsize=10)
+    right.legend(loc="lower right", fontsize=8)
+    return fig
+
+
+def explore_ga(X: Any = None, k: int = 3, *, iterations: int = 300, seed: int = 0) -> Any:
+    """Sliders for mutation rate, crossover rate, generations and seed around :func:`ga_view`.
+
+    The generation slider replays one seeded run: each position re-runs the GA
+    for that many generations, which, with the same seed, retraces the same
+    run up to that point. Needs a running kernel (chapter 5).
+    """
+    import ipywidgets as w
+    from IPython.display import display
+
+    def show(mutation_rate: float, crossover_rate: float, iterations: int, seed: int) -> None:
+        display(ga_view(X, k, mutation_rate=mutation_rate, crossover_rate=crossover_rate,
+                        iterations=iterations, seed=seed))
+
+    return w.interactive(
+        show,
+        mutation_rate=w.FloatSlider(value=0.1, min=0.0, max=0.5, step=0.01,
+                                    description="mutation"),
+        crossover_rate=w.FloatSlider(value=0.5, min=0.0, max=1.0, step=0.05,
+                                     description="crossover"),
+        iterations=w.IntSlider(value=iterations, min=0, max=3000, step=10,
+                               description="generations"),
+        seed=w.IntSlider(value=seed, min=0, max=20, description="seed"),
+    )
+
+
+def macrogroups_view(X: Any = None, k: int = 3, K: int = 24, *, n: int = 200, seed: int = 0,
+                     figsize: tuple[float, float] = (10.0, 4.8)) -> Figure:
+    """Figure: one-step (left) vs two-step (right) MDAV macrogroups, as in the paper's Fig. 2.
+
+    Each colour is a macrogroup (the set the GA will partition). One-step cuts
+    an MDAV ``K``-partition, which can split natural clusters; two-step groups
+    whole MDAV ``k``-groups by their centroids (``K`` must be a multiple of
+    ``k``). Default data: ``datasets.clustered(n, seed)``, standardised.
+    Chapter 5 (``chapters/05_genetic.md``).
+    """
+    from . import datasets
+    from .core import standardize
+    from .genetic import macrogroups
+    from .plotting import plot_partition
+
+    X = standardize(datasets.clustered(n, seed)) if X is None else X
+    fig = Figure(figsize=figsize, layout="constrained")
+    axes = fig.subplots(1, 2, sharex=True, sharey=True)
+    for ax, part in zip(axes, ("one-step", "two-step"), strict=True):
+        macro, _ = macrogroups(X, k, K, part)
+        plot_partition(ax, X, macro, centroids=False, cmap="tab20", marker_size=14)
+        title = f"one-step: MDAV with K = {K}" if part == "one-step" else (
+            f"two-step: MDAV k = {k}, then {K // k} centroids per macrogroup")
+        ax.set_title(f"{title}\n{int(macro.max()) + 1} macrogroups", fontsize=10)
+    return fig
+
+
 # ======================================================================================
 # Chapter 6: GOMM (attribute grouping) and disclosure risk
 # ======================================================================================

@@ -29,13 +29,30 @@ from .core import (
 # isort: split
 from . import published, tables
 from .genetic import ga_partition, hybrid
+from .gomm import GommResult, gomm, multivariate, score_grouping
 from .mdav import ivmdav, mdav, mdav_single, vmdav
 from .optimal import optimal_partition, optimal_univariate
 from .protect import MicroaggregationInfo, microaggregate
+from .risk import (
+    disclosure_risk,
+    distance_linkage_disclosure,
+    interval_disclosure,
+    score,
+    score_breakdown,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "gomm",
+    "GommResult",
+    "multivariate",
+    "score_grouping",
+    "distance_linkage_disclosure",
+    "interval_disclosure",
+    "disclosure_risk",
+    "score",
+    "score_breakdown",
     "tables",
     "ga_partition",
     "hybrid",

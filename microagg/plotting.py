@@ -250,3 +250,45 @@ def plot_arc_graph(
     if title is not None:
         ax.set_title(title)
     return ax
+
+
+# ======================================================================================
+# Helpers added for chapters 2-3 (step-by-step MDAV / V-MDAV figures)
+# ======================================================================================
+
+__all__ += ["plot_group_hull"]
+
+
+def plot_group_hull(ax: Axes, points: Any, color: Any, *, alpha: float = 0.18,
+                    linewidth: float = 1.2) -> Axes:
+    """Shade the convex hull of one group of 2-D ``points`` in ``color``.
+
+    Three or more points: a filled polygon with an outline; two points: a thick
+    segment; one point: nothing. Used to outline the groups formed in one step
+    of an algorithm (chapters 2 and 3).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    points : array_like, shape (m, 2)
+    color : matplotlib colour
+    alpha : float
+        Opacity of the fill.
+    linewidth : float
+        Width of the outline.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    P = as_matrix(points, "points")[:, :2]
+    rgba = to_rgba(color)
+    if P.shape[0] >= 2:
+        h = _hull(P)
+        if h.shape[0] >= 3:
+            ax.add_patch(Polygon(h, closed=True, facecolor=(*rgba[:3], alpha),
+                                 edgecolor=(*rgba[:3], 0.9), linewidth=linewidth))
+        else:
+            ax.plot(h[:, 0], h[:, 1], color=rgba, alpha=0.5, linewidth=4,
+                    solid_capstyle="round")
+    return ax

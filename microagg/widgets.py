@@ -870,30 +870,42 @@ def explore_ga(X: Any = None, k: int = 3, *, iterations: int = 300, seed: int = 
     )
 
 
-def macrogroups_view(X: Any = None, k: int = 3, K: int = 24, *, n: int = 200, seed: int = 0,
+def macrogroups_view(X: Any = None, k: int = 3, K: int = 24, *, n: int = 300, seed: int = 0,
+                     radius: float = 0.1,
                      figsize: tuple[float, float] = (10.0, 4.8)) -> Figure:
     """Figure: one-step (left) vs two-step (right) MDAV macrogroups, as in the paper's Fig. 2.
 
-    Each colour is a macrogroup (the set the GA will partition). One-step cuts
-    an MDAV ``K``-partition, which can split natural clusters; two-step groups
-    whole MDAV ``k``-groups by their centroids (``K`` must be a multiple of
-    ``k``). Default data: ``datasets.clustered(n, seed)``, standardised.
+    Each colour is a macrogroup (the set the GA will partition). A red segment
+    joins two records closer than ``radius`` that ended up in different
+    macrogroups: a natural cluster the GA can no longer reunite. One-step cuts
+    an MDAV ``K``-partition and splits more of them; two-step groups whole MDAV
+    ``k``-groups by their centroids (``K`` must be a multiple of ``k``).
+    Default data: ``datasets.clustered(n, seed)``, standardised.
     Chapter 5 (``chapters/05_genetic.md``).
     """
+    import numpy as np
+
     from . import datasets
     from .core import standardize
-    from .genetic import macrogroups
-    from .plotting import plot_partition
+    from .genetic import macrogroups, split_close_pairs
+    from .plotting import group_colors
 
-    X = standardize(datasets.clustered(n, seed)) if X is None else X
+    X = standardize(datasets.clustered(n, seed)) if X is None else np.asarray(X, dtype=float)
     fig = Figure(figsize=figsize, layout="constrained")
-    axes = fig.subplots(1, 2, sharex=True, sharey=True)
+    axes = fig.subplots(1, 2)
     for ax, part in zip(axes, ("one-step", "two-step"), strict=True):
         macro, _ = macrogroups(X, k, K, part)
-        plot_partition(ax, X, macro, centroids=False, cmap="tab20", marker_size=14)
+        cols = np.array(group_colors(int(macro.max()) + 1, "tab20"))
+        split_i, split_j = split_close_pairs(X, macro, radius)
+        for a, b in zip(split_i, split_j, strict=True):
+            ax.plot(X[[a, b], 0], X[[a, b], 1], color="red", linewidth=2.0, zorder=2)
+        ax.scatter(X[:, 0], X[:, 1], s=16, c=cols[macro], edgecolor="k", linewidth=0.3,
+                   zorder=3)
         title = f"one-step: MDAV with K = {K}" if part == "one-step" else (
             f"two-step: MDAV k = {k}, then {K // k} centroids per macrogroup")
-        ax.set_title(f"{title}\n{int(macro.max()) + 1} macrogroups", fontsize=10)
+        ax.set_title(f"{title}\n{int(macro.max()) + 1} macrogroups, "
+                     f"{split_i.size} close pairs split (red)", fontsize=10)
+        ax.set_aspect("equal", adjustable="datalim")
     return fig
 
 

@@ -26,6 +26,8 @@ from microagg.genetic import (
     hybrid,
     macrogroups,
     reproduce_table2,
+    split_close_pairs,
+    table2_comparison,
     table2_data,
 )
 
@@ -50,7 +52,7 @@ def _lemma_case(draw: st.DrawFn) -> tuple[np.ndarray, int, int, int]:
     return X, k, K, seed
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(_lemma_case())
 def test_lemma1_two_step_never_worse_than_mdav(case: tuple[np.ndarray, int, int, int]) -> None:
     X, k, K, seed = case
@@ -356,3 +358,39 @@ def test_two_step_improves_real_data_at_reduced_iterations(name: str) -> None:
     res = hybrid(X, 3, 12, seed=0, iterations=300, n_jobs=2, return_details=True)
     assert res.sse < base
     assert 100 * (base - res.sse) / base > 0.5
+
+
+# --------------------------------------------------------------------------------------
+# Chapter 5 views and helpers
+# --------------------------------------------------------------------------------------
+
+def test_split_close_pairs() -> None:
+    X = np.array([[0.0, 0.0], [0.05, 0.0], [5.0, 5.0], [5.0, 5.05]])
+    i, j = split_close_pairs(X, [0, 1, 1, 1], radius=0.1)
+    assert list(zip(i.tolist(), j.tolist(), strict=True)) == [(0, 1)]
+    assert split_close_pairs(X, [0, 0, 1, 1], radius=0.1)[0].size == 0
+    with pytest.raises(ValueError, match="radius"):
+        split_close_pairs(X, [0, 0, 1, 1], radius=0)
+
+
+def test_chapter5_views_return_figures() -> None:
+    from matplotlib.figure import Figure
+
+    from microagg import widgets
+
+    fig = widgets.ga_view(iterations=30)
+    assert isinstance(fig, Figure) and len(fig.axes) == 2
+    line = fig.axes[1].lines[0].get_ydata()
+    assert len(line) == 31 and np.all(np.diff(line) >= 0)
+    fig = widgets.macrogroups_view(n=90, K=12)
+    assert isinstance(fig, Figure) and len(fig.axes) == 2
+    assert "macrogroups" in fig.axes[0].get_title()
+
+
+def test_table2_comparison_columns() -> None:
+    ours = reproduce_table2(datasets=("scattered",), Ks=(12,), iterations=5, seeds=(0,),
+                            progress=False)
+    cmp_ = table2_comparison(ours)
+    assert set(cmp_["quantity"]) >= {"SSE MDAV", "two-step SSE", "two-step % impr."}
+    row = cmp_[cmp_["quantity"] == "SSE MDAV"].iloc[0]
+    assert row["difference"] == pytest.approx(row["ours"] - row["published"])

@@ -1,0 +1,489 @@
+"""Course assignments: generate the student and instructor versions, and check them.
+
+The master notebooks are ``chapters/assignments/aN_<topic>.md`` (MyST Markdown, one per
+chapter) written in otter-grader's master-notebook format. This script converts each to
+``.ipynb`` (jupytext), runs ``otter assign`` on it (in this process, no Docker) and writes
+
+    _build/assignments/<name>/student/<name>.ipynb            hand this out
+    _build/assignments/<name>/autograder/<name>.ipynb         solutions + all tests
+    _build/assignments/<name>/autograder/<name>-autograder.zip  grade with `otter run`
+
+Usage::
+
+    python tools/assignments.py build [--out DIR] [NAME ...]   # what `make assignments` runs
+    python tools/assignments.py check [--out DIR] [NAME ...]   # build, then every check below
+
+The checks (also run by ``tests/test_assignments.py`` under ``make test``):
+
+(a) the master, with its solutions, passes every public and hidden test;
+(b) the student notebook holds no solution line and no hidden test line, and its
+    public tests are a subset of the master's;
+(c) grading a *solved* student copy (student notebook with the master's solution cells put
+    back) with the autograder zip gives full marks, and grading the unsolved student
+    notebook gives zero on every autograded question;
+(d) the student notebook runs top to bottom in a fresh kernel, in an empty folder outside
+    the repository and with no data sets available, without raising, and each
+    ``grader.check("qN")`` cell prints a failure that names what is missing.
+
+Hidden tests draw fresh random inputs with a seed taken from ``os.urandom`` on every run,
+so each grading run checks the student's code on data nobody has seen before.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import copy
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MASTERS = ROOT / "chapters" / "assignments"
+DEFAULT_OUT = ROOT / "_build" / "assignments"
+
+ANSWER_TAG = "otter_answer_cell"
+SOLUTION_TAG = "otter_assign_solution_cell"
+
+
+def masters(names: list[str] | None = None) -> list[Path]:
+    """The master notebooks, in order; ``names`` selects some (``a1`` or ``a1_foundations``)."""
+    found = sorted(MASTERS.glob("a[0-9]*_*.md"))
+    if not names:
+        return found
+    picked = [p for p in found if p.stem in names or p.stem.split("_")[0] in names]
+    missing = set(names) - {p.stem for p in picked} - {p.stem.split("_")[0] for p in picked}
+    if missing:
+        raise SystemExit(f"no master notebook for {sorted(missing)} in {MASTERS}")
+    return picked
+
+
+@dataclass
+class Built:
+    """Paths of one generated assignment."""
+
+    name: str
+    master: Path
+    student: Path
+    solution: Path
+    zip: Path
+    seconds: float = 0.0
+
+
+# --------------------------------------------------------------------------------------
+# build
+# --------------------------------------------------------------------------------------
+
+
+def to_ipynb(md: Path, dest: Path) -> Path:
+    """The master as a plain ``.ipynb`` (jupytext), without jupytext's pairing metadata."""
+    import jupytext
+    import nbformat
+
+    nb = jupytext.read(md)
+    nb.metadata.pop("jupytext", None)
+    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python",
+                                 "name": "python3"}
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, dest)
+    return dest
+
+
+def build_one(md: Path, out: Path = DEFAULT_OUT) -> Built:
+    """Run ``otter assign`` on one master; return the generated paths."""
+    from otter.assign import main as otter_assign
+
+    t0 = time.perf_counter()
+    name = md.stem
+    result = out / name
+    shutil.rmtree(result, ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix=f"{name}-master-") as tmp:
+        master = to_ipynb(md, Path(tmp) / f"{name}.ipynb")
+        log = io.StringIO()
+        with contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+            otter_assign(str(master), str(result), no_pdfs=True, no_run_tests=True)
+    zips = sorted((result / "autograder").glob("*.zip"))
+    if len(zips) != 1:
+        raise RuntimeError(f"{name}: expected one autograder zip, found {zips}")
+    stable = result / "autograder" / f"{name}-autograder.zip"
+    zips[0].rename(stable)
+    return Built(name, md, result / "student" / f"{name}.ipynb",
+                 result / "autograder" / f"{name}.ipynb", stable,
+                 time.perf_counter() - t0)
+
+
+def build(names: list[str] | None = None, out: Path = DEFAULT_OUT) -> list[Built]:
+    out.mkdir(parents=True, exist_ok=True)
+    return [build_one(md, out) for md in masters(names)]
+
+
+# --------------------------------------------------------------------------------------
+# reading notebooks
+# --------------------------------------------------------------------------------------
+
+
+def _read(path: Path):
+    import nbformat
+
+    return nbformat.read(path, as_version=4)
+
+
+def _tags(cell) -> list[str]:
+    return list(cell.get("metadata", {}).get("tags", []))
+
+
+def _tests(nb) -> dict[str, list[dict]]:
+    """Question name -> its test cases (``code``, ``hidden``) from the notebook metadata."""
+    tests = nb.metadata.get("otter", {}).get("tests", {})
+    return {q: [case for suite in spec["suites"] for case in suite["cases"]]
+            for q, spec in tests.items()}
+
+
+def _master_blocks(md: Path) -> tuple[list[str], list[str], set[str]]:
+    """Solution lines, hidden-test lines and all other lines of a master notebook.
+
+    Read from the ``.md`` text: code between ``# BEGIN SOLUTION`` and ``# END SOLUTION``
+    (inside a cell or as raw-cell block boundaries), and the bodies of test cells whose
+    config says ``hidden: true``.
+    """
+    import jupytext
+
+    nb = jupytext.read(md)
+    solution: list[str] = []
+    hidden: list[str] = []
+    other: set[str] = set()
+    in_block = False
+    for cell in nb.cells:
+        src = cell.source
+        first = src.lstrip().splitlines()[0] if src.strip() else ""
+        if cell.cell_type == "raw":
+            if re.match(r"#\s*BEGIN SOLUTION", first):
+                in_block = True
+            elif re.match(r"#\s*END SOLUTION", first):
+                in_block = False
+            continue
+        lines = src.splitlines()
+        if cell.cell_type == "code" and "BEGIN TEST CONFIG" in first and re.search(
+                r"hidden:\s*true", src):
+            end = next(i for i, ln in enumerate(lines) if "END TEST CONFIG" in ln)
+            hidden += lines[end + 1:]
+            continue
+        if cell.cell_type == "markdown":
+            (solution.extend if in_block else other.update)(ln.strip() for ln in lines)
+            continue
+        inside = False
+        for line in lines:
+            if line.rstrip().endswith("# END SOLUTION"):
+                inside = False
+                continue
+            if re.match(r"\s*# BEGIN SOLUTION", line):
+                inside = True
+                continue
+            if inside:
+                solution.append(line)
+            elif re.search(r"#\s*SOLUTION\s*$", line):
+                solution.append(line.split("=")[-1] if "=" in line else line)
+            else:
+                other.add(line.strip())
+    return solution, hidden, other
+
+
+def _significant(lines: list[str], other: set[str], minimum: int = 12) -> list[str]:
+    """Lines that identify a solution: long enough and never shown outside solutions."""
+    keep = []
+    for line in lines:
+        s = line.strip()
+        if len(s) < minimum or s.startswith("#") or s in other:
+            continue
+        if s.startswith(('"""', "'''")) or "BEGIN PROMPT" in s or "END PROMPT" in s:
+            continue
+        keep.append(s)
+    return keep
+
+
+def _student_lines(nb) -> set[str]:
+    lines = set()
+    for cell in nb.cells:
+        lines.update(ln.strip() for ln in cell.source.splitlines())
+    return lines
+
+
+# --------------------------------------------------------------------------------------
+# checks
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Report:
+    name: str
+    problems: list[str] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+    scores: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def fail(self, msg: str) -> None:
+        self.problems.append(f"{self.name}: {msg}")
+
+
+def _code_of(nb) -> str:
+    """The notebook's code as one script, without otter's init/check cells and magics."""
+    parts = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        src = "\n".join(ln for ln in cell.source.splitlines()
+                        if not ln.lstrip().startswith(("%", "!", "grader", "import otter",
+                                                       "# Initialize Otter")))
+        parts.append(src)
+    return "\n\n".join(parts)
+
+
+def _execute_here(nb) -> dict:
+    """Run the notebook's code in this process (quietly); return its global namespace."""
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    env: dict = {"__name__": "__main__"}
+    with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp), \
+            contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(_code_of(nb), "<notebook>", "exec"), env)  # noqa: S102 - our own notebooks
+    return env
+
+
+def run_tests_in_process(nb, only_hidden: bool | None = None) -> dict[str, list[str]]:
+    """Execute ``nb``'s code here and run its metadata tests; question -> failure texts."""
+    from otter.test_files.ok_test import run_doctest
+
+    env = _execute_here(nb)
+    failures: dict[str, list[str]] = {}
+    for q, cases in _tests(nb).items():
+        for i, case in enumerate(cases):
+            if only_hidden is not None and case["hidden"] != only_hidden:
+                continue
+            ok, out = run_doctest(f"{q} {i}", case["code"], env)
+            if not ok:
+                failures.setdefault(q, []).append(out)
+    return failures
+
+
+def check_a(built: Built, rep: Report) -> None:
+    """(a) The master with its solutions passes every public and hidden test."""
+    t0 = time.perf_counter()
+    sol = _read(built.solution)
+    tests = _tests(sol)
+    if not tests:
+        rep.fail("no autograded questions")
+    for q, cases in tests.items():
+        if not any(c["hidden"] for c in cases):
+            rep.fail(f"{q} has no hidden test")
+        if all(c["hidden"] for c in cases):
+            rep.fail(f"{q} has no public test")
+    for q, outs in run_tests_in_process(sol).items():
+        rep.fail(f"(a) master fails {q}:\n" + "\n".join(outs)[-1500:])
+    rep.seconds["a"] = time.perf_counter() - t0
+
+
+def check_b(built: Built, rep: Report) -> None:
+    """(b) No solution text and no hidden test in the student notebook; hidden tests fail it."""
+    t0 = time.perf_counter()
+    student = _read(built.student)
+    solution, hidden, other = _master_blocks(built.master)
+    shown = _student_lines(student)
+    sol_lines = _significant(solution, other)
+    if not sol_lines:
+        rep.fail("(b) found no solution lines in the master")
+    for line in sol_lines:
+        if line in shown:
+            rep.fail(f"(b) solution line in the student notebook: {line!r}")
+    for line in _significant(hidden, other):
+        if line in shown:
+            rep.fail(f"(b) hidden-test line in the student notebook: {line!r}")
+    stests, mtests = _tests(student), _tests(_read(built.solution))
+    for q, cases in stests.items():
+        if any(c["hidden"] for c in cases):
+            rep.fail(f"(b) student notebook carries a hidden test of {q}")
+        if not all(c in mtests.get(q, []) for c in cases):
+            rep.fail(f"(b) student tests of {q} differ from the master's public tests")
+    if set(stests) != set(mtests):
+        rep.fail(f"(b) questions differ: student {sorted(stests)}, master {sorted(mtests)}")
+    failing = run_tests_in_process(_with_tests(built, solved=False), only_hidden=True)
+    passed = set(mtests) - set(failing)
+    if passed:
+        rep.fail(f"(b) unsolved student code passes the hidden tests of {sorted(passed)}")
+    rep.seconds["b"] = time.perf_counter() - t0
+
+
+def _with_tests(built: Built, solved: bool):
+    """The student notebook (solved or not) carrying the master's tests, hidden included."""
+    nb = _solved_or_not(built, solved)
+    nb.metadata["otter"] = copy.deepcopy(_read(built.solution).metadata["otter"])
+    return nb
+
+
+def _solved_or_not(built: Built, solved: bool):
+    """The student notebook; with ``solved`` its answer cells hold the master's solutions."""
+    student = _read(built.student)
+    if not solved:
+        return student
+    sol = _read(built.solution)
+    answers = [c for c in student.cells if c.cell_type == "code" and ANSWER_TAG in _tags(c)]
+    sources = [c.source for c in sol.cells if c.cell_type == "code" and SOLUTION_TAG in _tags(c)]
+    if len(answers) != len(sources):
+        raise RuntimeError(f"{built.name}: {len(answers)} answer cells, {len(sources)} solutions")
+    for cell, src in zip(answers, sources, strict=True):
+        cell.source = src
+    return student
+
+
+def check_c_unsolved(built: Built, rep: Report) -> None:
+    """(c, unsolved) The autograder's own test files give zero on every question.
+
+    Otter grades by executing the notebook and running the test files of the autograder
+    zip in the resulting namespace; here the namespace comes from running the unsolved
+    student notebook's code in this process (fast), the test files from the zip.
+    """
+    import zipfile
+
+    from otter.test_files.ok_test import OKTestFile
+
+    t0 = time.perf_counter()
+    env = _execute_here(_read(built.student))
+    with tempfile.TemporaryDirectory() as tmp:
+        with zipfile.ZipFile(built.zip) as zf:
+            zf.extractall(tmp)
+        files = sorted(Path(tmp, "tests").glob("q*.py"))
+        if not files:
+            rep.fail("(c) the autograder zip has no test files")
+        total = possible = 0.0
+        for f in files:
+            tf = OKTestFile.from_file(str(f))
+            tf.run(env)
+            total += tf.score
+            possible += tf.possible
+            if tf.score != 0:
+                rep.fail(f"(c) unsolved notebook scores {tf.score}/{tf.possible} on {tf.name}")
+    rep.scores["unsolved"] = (total, possible)
+    rep.seconds["c-unsolved"] = time.perf_counter() - t0
+
+
+def _bin(name: str) -> str:
+    return str(Path(sys.executable).with_name(name))
+
+
+def check_c_solved(built: Built, rep: Report, timeout: int = 600) -> None:
+    """(c, solved) `otter run` (local, no Docker) gives a solved student copy full marks."""
+    import json
+
+    import nbformat
+
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix=f"{built.name}-solved-") as tmp:
+        sub = Path(tmp) / f"{built.name}.ipynb"
+        nbformat.write(_solved_or_not(built, solved=True), sub)
+        proc = subprocess.run([_bin("otter"), "run", "-a", str(built.zip), "-o", tmp,
+                               "--no-logo", str(sub)], cwd=tmp, capture_output=True,
+                              text=True, timeout=timeout, env=_clean_env(tmp))
+        results = Path(tmp) / "results.json"
+        if not results.exists():
+            rep.fail(f"(c) otter run wrote no results: {proc.stdout[-800:]}{proc.stderr[-800:]}")
+            return
+        tests = [t for t in json.loads(results.read_text())["tests"] if "max_score" in t]
+    if not tests:
+        rep.fail("(c) otter run graded no question")
+    for t in tests:
+        if t["score"] != t["max_score"]:
+            rep.fail(f"(c) solved copy scores {t['score']}/{t['max_score']} on {t['name']}:\n"
+                     + t.get("output", "")[-1500:])
+    rep.scores["solved"] = (sum(t["score"] for t in tests), sum(t["max_score"] for t in tests))
+    rep.seconds["c-solved"] = time.perf_counter() - t0
+
+
+def _clean_env(tmp: str) -> dict[str, str]:
+    """Environment for student runs: no data sets, headless matplotlib."""
+    empty = Path(tmp) / "no-data"
+    empty.mkdir(exist_ok=True)
+    env = dict(os.environ, MICROAGG_DATA=str(empty), MPLBACKEND="Agg")
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def check_d(built: Built, rep: Report, timeout: int = 600) -> None:
+    """(d) The student notebook runs in a fresh kernel; each check names what is missing."""
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix=f"{built.name}-student-") as tmp:
+        shutil.copy(built.student, Path(tmp) / built.student.name)
+        proc = subprocess.run([_bin("jupyter"), "nbconvert", "--to", "notebook", "--execute",
+                               f"--ExecutePreprocessor.timeout={timeout}",
+                               "--output", "executed.ipynb", built.student.name],
+                              cwd=tmp, capture_output=True, text=True, timeout=timeout + 60,
+                              env=_clean_env(tmp))
+        out = Path(tmp) / "executed.ipynb"
+        if proc.returncode != 0 or not out.exists():
+            rep.fail("(d) student notebook does not run top to bottom:\n" + proc.stderr[-2000:])
+            return
+        nb = _read(out)
+    checks = 0
+    for cell in nb.cells:
+        m = re.fullmatch(r'grader\.check\("(\w+)"\)', cell.source.strip())
+        if not m:
+            continue
+        checks += 1
+        text = ""
+        for o in cell.get("outputs", []):
+            text += o.get("text", "") + str(o.get("data", {}).get("text/plain", ""))
+        if "failed" not in text.lower():
+            rep.fail(f"(d) grader.check({m[1]!r}) does not report a failure: {text[:300]!r}")
+        elif not re.search(r"NotImplementedError|Ellipsis|AssertionError", text):
+            rep.fail(f"(d) grader.check({m[1]!r}) does not say what is missing: {text[:300]!r}")
+    if checks == 0:
+        rep.fail("(d) no grader.check cells in the student notebook")
+    rep.seconds["d"] = time.perf_counter() - t0
+
+
+def check(built: list[Built], jobs: int = 2) -> list[Report]:
+    """Every check on every built assignment; kernels run ``jobs`` at a time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    reports = [Report(b.name) for b in built]
+    for b, rep in zip(built, reports, strict=True):  # in this process, one after another
+        check_a(b, rep)
+        check_b(b, rep)
+        check_c_unsolved(b, rep)
+    with ThreadPoolExecutor(max_workers=jobs) as pool:  # each job is a subprocess
+        futures = [pool.submit(fn, b, rep) for b, rep in zip(built, reports, strict=True)
+                   for fn in (check_c_solved, check_d)]
+        for f in futures:
+            f.result()
+    return reports
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("command", choices=["build", "check"])
+    parser.add_argument("names", nargs="*", help="assignments (e.g. a1); default: all")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--jobs", type=int, default=2, help="kernels run at a time")
+    args = parser.parse_args(argv)
+    built = build(args.names, args.out)
+    for b in built:
+        print(f"{b.name}: student {b.student.relative_to(args.out.parent)}, "
+              f"autograder {b.zip.relative_to(args.out.parent)} ({b.seconds:.1f} s)")
+    if args.command == "build":
+        return 0
+    problems = []
+    for b, rep in zip(built, check(built, args.jobs), strict=True):
+        problems += rep.problems
+        times = ", ".join(f"{k} {v:.1f} s" for k, v in rep.seconds.items())
+        print(f"{b.name}: {'OK' if not rep.problems else 'FAILED'} "
+              f"(scores {rep.scores}; {times})")
+    for p in problems:
+        print(p, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

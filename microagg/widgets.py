@@ -726,31 +726,44 @@ def ivmdav_view(dataset: Any = "census", k: int = 3, gamma: float = 1.16, *,
     il_iv, il_single = information_loss(X, lab_iv), information_loss(X, lab_single)
 
     fig = Figure(figsize=figsize, layout="constrained")
-    left, right = fig.subplots(1, 2, width_ratios=[1.5, 1.0])
+    left, right = fig.subplots(1, 2, width_ratios=[1.3, 1.0])
     w = 0.4
-    left.bar(span - w / 2, count_single, w, color="C0", label="MDAV-single-group")
-    left.bar(span + w / 2, count_iv, w, color="C3", label=f"IV-MDAV, $\\gamma$ = {gamma:g}")
+    for dx, counts, colour, label in ((-w / 2, count_single, "C0", "MDAV-single-group"),
+                                      (w / 2, count_iv, "C3", f"IV-MDAV, $\\gamma$ = {gamma:g}")):
+        bars = left.bar(span + dx, counts, w, color=colour, label=label)
+        left.bar_label(bars, labels=[str(c) if c else "" for c in counts], fontsize=7)
+    left.set_yscale("symlog", linthresh=1.0)
+    left.set_ylim(0, 4.0 * max(count_single.max(), count_iv.max()))
     left.set_xticks(span)
     left.set_xlabel("group size")
     left.set_ylabel("number of groups")
     left.set_title(f"{name or 'data'} (n = {X.shape[0]}), k = {k}: "
                    f"{sizes_single.size} vs {sizes_iv.size} groups", fontsize=10)
-    left.legend(fontsize=8)
-    bars = right.bar([0, 1], [il_single, il_iv], color=["C0", "C3"], width=0.6)
-    right.bar_label(bars, fmt="%.4f", fontsize=8)
-    right.set_xticks([0, 1], ["MDAV-single", "IV-MDAV"])
-    right.set_ylabel("IL (%)")
+    left.legend(fontsize=8, loc="upper right")
+    # right: a dot plot (no zero baseline, so small differences stay visible)
+    right.plot([il_single], [1], "o", color="C0", markersize=9)
+    right.plot([il_iv], [0], "o", color="C3", markersize=9)
+    for y, v in ((1, il_single), (0, il_iv)):
+        right.annotate(f"{v:.4f}", (v, y), textcoords="offset points", xytext=(0, 8),
+                       ha="center", fontsize=8)
+    right.set_yticks([0, 1], ["IV-MDAV", "MDAV-single"])
+    right.set_ylim(-0.6, 1.6)
+    right.set_xlabel("information loss IL (%)")
     right.set_title(f"IL: IV-MDAV {il_iv - il_single:+.4f} points", fontsize=10)
+    shown = [il_single, il_iv]
     if name is not None and gamma == 1.16 and k in (3, 4, 5, 10):
         try:
             pub = published.value("ivmdav", 1, name, "ivmdav", k, "IL")
         except ValueError:
             pub = None
         if pub is not None:
-            right.axhline(pub, color="k", linestyle=":", linewidth=1,
+            shown.append(pub)
+            right.axvline(pub, color="k", linestyle=":", linewidth=1,
                           label=f"paper's IV-MDAV: {pub:g}")
-            right.legend(fontsize=8, loc="lower right")
-    right.set_ylim(0, 1.2 * max(il_single, il_iv))
+            right.legend(fontsize=8, loc="upper center")
+    lo, hi = min(shown), max(shown)
+    pad = max(0.25 * (hi - lo), 0.002 * hi, 1e-6)
+    right.set_xlim(lo - pad, hi + pad)
     return fig
 
 

@@ -28,7 +28,9 @@ choices, each documented where it is made:
   ``mutation_rate``, is replaced by a uniformly drawn label in ``0..G-1``
   (i.e. the record moves to a random group, possibly an empty one).
 * **Feasibility**: children that are not k-partitions with group sizes
-  ``k..2k-1`` are *repaired*, never rejected (see :func:`_repair`): rejection
+  ``k..2k-1`` are *repaired*, never rejected (see :func:`_repair`: trim
+  oversized groups, complete or dissolve undersized ones, send freed records to
+  the nearest group with room): rejection
   would make the GA almost unable to leave a fixed-size start such as MDAV's,
   because moving one record out of a group of exactly ``k`` always breaks the
   constraint.
@@ -167,7 +169,12 @@ def _repair(X: np.ndarray, lab: np.ndarray, k: int, G: int, counts: np.ndarray,
 
     1. a group larger than ``2k-1`` gives up its members farthest from its
        centroid until it has ``2k-1``;
-    2. a group smaller than ``k`` is dissolved;
+    2. a group smaller than ``k`` (visited in label order) is completed, if the
+       groups with more than ``k`` members can together spare enough records,
+       by taking the spare records nearest to its centroid one at a time;
+       otherwise it is dissolved. Completing lets a mutation that sends a
+       record to an empty label *found* a new group around it (without this
+       the GA could merge groups but hardly ever create one);
     3. the records set free by 1-2 are visited in index order, and each joins
        the group with the nearest centroid among those that still have room
        (fewer than ``2k-1`` members);
@@ -205,7 +212,28 @@ def _repair(X: np.ndarray, lab: np.ndarray, k: int, G: int, counts: np.ndarray,
                         far_d = d
                         far = i
             _move(X, lab, counts, sums, far, -1)
-    # 2. dissolve undersized groups
+    # 2. complete undersized groups from records other groups can spare, if possible
+    for g in range(G):
+        if counts[g] == 0 or counts[g] >= k:
+            continue
+        spare = 0
+        for h in range(G):
+            if h != g and counts[h] > k:
+                spare += counts[h] - k
+        if spare < k - counts[g]:
+            continue
+        while counts[g] < k:
+            near = -1
+            near_d = np.inf
+            for i in range(n):
+                h = lab[i]
+                if h >= 0 and h != g and counts[h] > k:
+                    d = _sqdist_to_centre(X, i, sums, g, counts[g])
+                    if d < near_d:
+                        near_d = d
+                        near = i
+            _move(X, lab, counts, sums, near, g)
+    # 2b. dissolve the undersized groups that could not be completed
     for i in range(n):
         g = lab[i]
         if g >= 0 and counts[g] < k:

@@ -23,8 +23,9 @@ echo "== phase 1: ${#chapters[@]} chapters under nbval, in parallel with the str
 (
   s=$(date +%s)
   if [ ${#chapters[@]} -gt 0 ]; then
-    "$BIN/pytest" -p no:cacheprovider --nbval-lax --nbval-current-env -v "${chapters[@]}" \
-      > "$LOGS/nbval.log" 2>&1
+    # cell timeout as the book's execution timeout (_config.yml)
+    "$BIN/pytest" -p no:cacheprovider --nbval-lax --nbval-current-env --nbval-cell-timeout=300 \
+      -v "${chapters[@]}" > "$LOGS/nbval.log" 2>&1
     rc=$?
   else
     echo "no chapter notebooks found from _toc.yml" > "$LOGS/nbval.log"; rc=5

@@ -39,7 +39,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 env: $(STAMP)
 
 data: $(STAMP)
-	$(BIN)/python -c "from microagg.datasets import install_raw; print('reference data verified in', install_raw('$(SHARED)/data/raw', 'data/raw'))"
+	$(BIN)/microagg data --source $(SHARED)/data/raw --dest data/raw
 
 $(VENDOR_STAMP): Makefile
 	rm -rf $(VENDOR) && mkdir -p $(VENDOR)/npm

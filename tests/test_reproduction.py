@@ -111,3 +111,44 @@ def test_self_neighbour_false_is_far_off_on_eia():
     ours = sse(Z, tables.ALGORITHMS["ivmdav"](Z, 4, gamma=1.16, self_neighbour=False))
     pub = published.value("ivmdav", 1, "eia", "ivmdav", 4, "SSE")
     assert ours / pub - 1 > 1.0
+
+
+def test_chapter_claims_about_the_four_heuristics(sse_cells):
+    # MDAV-single vs MDAV: better on Census at every k, worse on Tarragona at every k,
+    # better on EIA at three of the four k
+    def better(name, k):
+        return sse_cells[(name, "mdav_single", k)].ours < sse_cells[(name, "mdav", k)].ours
+
+    ks = (3, 4, 5, 10)
+    assert all(better("census", k) for k in ks)
+    assert not any(better("tarragona", k) for k in ks)
+    assert sum(better("eia", k) for k in ks) == 3
+    # lowest SSE: IV-MDAV on Census, MDAV on Tarragona, IV-MDAV on EIA except V-MDAV at k=10
+    methods = ("mdav", "mdav_single", "vmdav", "ivmdav")
+
+    def best(name, k):
+        return min(methods, key=lambda m: sse_cells[(name, m, k)].ours)
+
+    assert [best("census", k) for k in ks] == ["ivmdav"] * 4
+    assert [best("tarragona", k) for k in ks] == ["mdav"] * 4
+    assert [best("eia", k) for k in ks] == ["ivmdav"] * 3 + ["vmdav"]
+    # IV-MDAV beats V-MDAV in 9 of the 12 cells
+    wins = sum(sse_cells[(d, "ivmdav", k)].ours < sse_cells[(d, "vmdav", k)].ours
+               for d in ("tarragona", "census", "eia") for k in ks)
+    assert wins == 9
+
+
+@pytest.mark.parametrize("name", ["census", "eia"])
+def test_paper_gamma_is_best_of_the_chapter_grid(name):
+    Z = tables.standardized(name)
+    sweep = tables.gamma_sweep(Z, 3, [1.0, 1.1, 1.16, 1.25, 1.6], method="ivmdav")
+    assert float(sweep.loc[sweep.IL.idxmin(), "gamma"]) == 1.16
+
+
+def test_three_k_candidates_not_uniformly_better():
+    # chapter 4: on Census, 3k candidates is worse at k = 3 and better at k = 5
+    Z = tables.standardized("census")
+    ivmdav = tables.ALGORITHMS["ivmdav"]
+    for k, sign in ((3, 1), (5, -1)):
+        two, three = sse(Z, ivmdav(Z, k)), sse(Z, ivmdav(Z, k, candidates=3 * k))
+        assert sign * (three - two) > 0

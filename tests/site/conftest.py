@@ -43,7 +43,10 @@ def site() -> Path:
 
 @pytest.fixture(scope="session")
 def render(site):
-    """``render(path) -> str``: the DOM of a built page after its scripts ran."""
+    """``render(path) -> str``: the DOM of a built page after its scripts ran.
+
+    Raises ``RuntimeError`` when Chromium fails; safe to call from several threads.
+    """
     browser = find_chromium()
     if browser is None:
         pytest.skip(
@@ -64,7 +67,7 @@ def render(site):
                 ]  # fmt: skip
                 done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
             if done.returncode != 0 or "<html" not in done.stdout:
-                pytest.fail(f"chromium could not render {page}:\n{done.stderr[-2000:]}")
+                raise RuntimeError(f"chromium could not render {page}:\n{done.stderr[-2000:]}")
             cache[page] = done.stdout
         return cache[page]
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -93,13 +95,31 @@ def test_page_built_without_tracebacks(site, source):
         assert copy.exists(), f"no downloadable notebook {copy} (tools/export_notebooks.py)"
 
 
+@pytest.fixture(scope="module")
+def rendered(render):
+    """The DOM of every built page, rendered two at a time (one Chromium per core)."""
+    pages = [toc.html_page(p, ROOT) for p in PAGES]
+    pages = [p for p in pages if p.exists()]
+
+    def attempt(page):
+        try:
+            return render(page)
+        except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
+            return exc
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip(pages, pool.map(attempt, pages), strict=True))
+
+
 @pytest.mark.parametrize("source", PAGES, ids=IDS)
-def test_page_renders_in_browser(render, source):
+def test_page_renders_in_browser(rendered, source):
     page = toc.html_page(source, ROOT)
     if not page.exists():
         pytest.fail(f"{page} was not built")
     html = page.read_text(encoding="utf-8")
-    dom = render(page)
+    dom = rendered[page]
+    if isinstance(dom, Exception):
+        pytest.fail(str(dom))
 
     n_math = len(MATH_SOURCE.findall(html))
     n_typeset = dom.count("<mjx-container")

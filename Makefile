@@ -16,7 +16,7 @@ NPM_PACKAGES := mathjax@3.2.2 @jupyter-widgets/html-manager@1.0.15 requirejs@2.3
 VENDOR_STAMP := $(VENDOR)/.vendored
 SITE := _build/html
 
-.PHONY: help book test lab data env vendor notebooks clean clean-all bench lint
+.PHONY: help book test lab data env vendor clean clean-all bench lint
 
 help:
 	@echo "make book    build the book into $(SITE) (creates $(VENV), fetches data and web assets)"
@@ -54,12 +54,10 @@ $(VENDOR_STAMP): Makefile
 
 vendor: $(VENDOR_STAMP)
 
-# Plain .ipynb copies of the chapters in the site (downloads, Colab, Binder).
-notebooks: $(STAMP)
-	$(BIN)/python tools/export_notebooks.py $(SITE)
-
+# --all: re-read (so re-execute) every chapter, even if only the package changed. Then put
+# plain .ipynb copies of the chapters into the site (downloads, Colab, Binder).
 book: env data vendor
-	$(BIN)/jupyter-book build . --keep-going
+	$(BIN)/jupyter-book build . --all --keep-going
 	$(BIN)/python tools/export_notebooks.py $(SITE)
 	@echo
 	@echo "Start page: $(CURDIR)/$(SITE)/index.html"

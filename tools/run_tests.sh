@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make test` after set-up. Two phases, so that the last thing printed is pytest's summary:
 #   1. in parallel (one core each): every chapter under nbval (--nbval-lax, the .md files run in
-#      place through chapters/conftest.py) and the strict book build (-W -n --keep-going);
+#      place through chapters/conftest.py) and the strict book build (--all -W -n --keep-going);
 #      their logs and exit codes go to _build/logs/.
 #   2. `pytest tests`: the unit tests, plus tests/site/, which turns phase 1's exit codes into
 #      test results (so a failing build or chapter fails this run) and checks the built pages
@@ -36,7 +36,7 @@ echo "== phase 1: ${#chapters[@]} chapters under nbval, in parallel with the str
 nbval_pid=$!
 
 s=$(date +%s)
-"$BIN/jupyter-book" build . -W -n --keep-going > "$LOGS/book.log" 2>&1
+"$BIN/jupyter-book" build . --all -W -n --keep-going > "$LOGS/book.log" 2>&1
 rc=$?
 echo "$rc" > "$LOGS/book.rc"
 echo "   book build: exit $rc after $(( $(date +%s) - s )) s (log: $LOGS/book.log)"

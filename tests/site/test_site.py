@@ -70,7 +70,7 @@ def test_chapters_pass_nbval():
 
 
 def test_strict_book_build():
-    """``jupyter-book build . -W -n --keep-going`` succeeds (no warning, no failing cell)."""
+    """``jupyter-book build . --all -W -n --keep-going`` succeeds (no warning, no failing cell)."""
     rc, log = _phase1("book")
     log = re.sub(r"\x1b\[[0-9;]*m", "", log)  # drop colour codes
     # Sphinx's own messages ("file:line: WARNING: ..."), not the kernels' log lines.

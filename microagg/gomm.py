@@ -46,7 +46,7 @@ import pandas as pd
 from ._jit import HAVE_NUMBA, njit
 from ._progress import progress as _progress_bar
 from ._validate import as_matrix, check_k
-from .risk import ScoreBreakdown, _dld_standardized, _id_counts, _principal_axis
+from .risk import ScoreBreakdown, _dld_standardized, _id_counts, _principal_axes
 
 __all__ = [
     "multivariate",
@@ -124,6 +124,15 @@ def _mdav_fast(X: np.ndarray, k: int) -> np.ndarray:
     return _mdav_kernel(np.ascontiguousarray(X, dtype=np.float64), int(k))
 
 
+def _group_means(sub: np.ndarray, labels: np.ndarray, s: int) -> np.ndarray:
+    """Centroid of each of the ``s`` clusters (rows) on the columns of ``sub``."""
+    counts = np.bincount(labels, minlength=s)
+    means = np.empty((s, sub.shape[1]))
+    for c in range(sub.shape[1]):
+        means[:, c] = np.bincount(labels, weights=sub[:, c], minlength=s) / counts
+    return means
+
+
 @dataclass
 class _GroupEntry:
     labels: np.ndarray  # (n,) int64, 0..s-1
@@ -148,13 +157,12 @@ class _GroupCache:
         if entry is None:
             sub = np.ascontiguousarray(self.Z[:, list(cols)])
             raw = np.asarray(self.fn(sub, self.k))
-            _, labels = np.unique(raw, return_inverse=True)
-            labels = labels.reshape(-1).astype(np.int64)
+            if raw.size and raw.min() == 0 and np.bincount(raw).all():
+                labels = raw.astype(np.int64)  # already 0..s-1, all used (MDAV)
+            else:
+                labels = np.unique(raw, return_inverse=True)[1].reshape(-1).astype(np.int64)
             s = int(labels.max()) + 1
-            sums = np.zeros((s, sub.shape[1]))
-            np.add.at(sums, labels, sub)
-            counts = np.bincount(labels, minlength=s)
-            centroids = sums / counts[:, None]
+            centroids = _group_means(sub, labels, s)
             diff = sub - centroids[labels]
             entry = _GroupEntry(labels, centroids, float(np.einsum("ij,ij->", diff, diff)), s)
             self.entries[cols] = entry
@@ -193,7 +201,11 @@ def _farthest(X, rows, m, v, d):
 
 @njit
 def _take(X, rows, m, a_r, k, labels, g, d):  # type: ignore[no-untyped-def]
-    """Group ``rows[a_r]`` with its k-1 nearest remaining records; compact ``rows``; new m."""
+    """Group ``rows[a_r]`` with its k-1 nearest remaining records; return the new m.
+
+    Afterwards ``rows[:m]`` are the remaining records and ``d[:m]`` their squared
+    distances to the record the group was formed around.
+    """
     _sqdist_to(X, rows, m, X[rows[a_r]].copy(), d)
     d[a_r] = -1.0
     need = min(k, m)
@@ -213,10 +225,20 @@ def _take(X, rows, m, a_r, k, labels, g, d):  # type: ignore[no-untyped-def]
             at_quota -= 1
         if take:
             labels[rows[a]] = g
-        else:
+        else:  # keep the remaining rows, and their distances, compact and in order
             rows[w] = rows[a]
+            d[w] = d[a]
             w += 1
     return w
+
+
+@njit
+def _argmax_first(d, m):  # type: ignore[no-untyped-def]
+    best = 0
+    for a in range(1, m):
+        if d[a] > d[best]:
+            best = a
+    return best
 
 
 @njit
@@ -243,9 +265,8 @@ def _mdav_kernel(X, k):  # type: ignore[no-untyped-def]
         for j in range(p):
             c[j] /= m
         a_r = _farthest(X, rows, m, c, d)
-        xr = X[rows[a_r]].copy()
         m = _take(X, rows, m, a_r, k, labels, g, d)
-        a_s = _farthest(X, rows, m, xr, d)
+        a_s = _argmax_first(d, m)  # farthest from x_r: its distances are still in d
         m = _take(X, rows, m, a_s, k, labels, g + 1, d)
         g += 2
     if m >= 2 * k:
@@ -407,11 +428,8 @@ def multivariate(X: Any, groups: Sequence[Sequence[int]], k: int, method: str | 
     out = np.empty_like(arr)
     for cols in canon:
         entry = cache.get(cols)
-        sub = arr[:, list(cols)]
-        sums = np.zeros((entry.n_labels, len(cols)))
-        np.add.at(sums, entry.labels, sub)
-        counts = np.bincount(entry.labels, minlength=entry.n_labels)
-        out[:, list(cols)] = (sums / counts[:, None])[entry.labels]
+        means = _group_means(arr[:, list(cols)], entry.labels, entry.n_labels)
+        out[:, list(cols)] = means[entry.labels]
     return out
 
 
@@ -447,7 +465,7 @@ class _Evaluator:
         centred = Z - Z.mean(axis=0)
         self.sst = float(np.einsum("ij,ij->", centred, centred))
         self._Q = np.empty_like(Z)
-        self.axis = _principal_axis(Z)
+        self.axes = _principal_axes(Z)
         self.dld_time = 0.0
 
     def _id_count(self, cols: tuple[int, ...], entry: _GroupEntry) -> int:
@@ -465,25 +483,17 @@ class _Evaluator:
         Q = self._Q
         sse = 0.0
         idc = 0
-        keys: np.ndarray | None = None
-        cap = 1
+        labels = []
         for cols in canon:
             entry = self.groups.get(cols)
             Q[:, list(cols)] = entry.centroids[entry.labels]
             sse += entry.sse
             idc += self._id_count(cols, entry)
-            # identity of each released row: the tuple of its cluster in every group
-            if keys is None:
-                keys, cap = entry.labels, entry.n_labels
-            else:
-                if cap * entry.n_labels >= 2**62:
-                    _, keys = np.unique(keys, return_inverse=True)
-                    keys = keys.reshape(-1)
-                    cap = int(keys.max()) + 1
-                keys = keys * entry.n_labels + entry.labels
-                cap = cap * entry.n_labels
+            labels.append(entry.labels)
+        # identity of each released row: the tuple of its cluster in every group
+        keys = np.vstack(labels)
         t0 = time.perf_counter()
-        dld = _dld_standardized(self.Z, Q, keys, self.axis)
+        dld = _dld_standardized(self.Z, Q, keys, self.axes)
         self.dld_time += time.perf_counter() - t0
         result = ScoreBreakdown(il=100.0 * sse / self.sst, id=100.0 * idc / (self.n * self.p),
                                 dld=dld)

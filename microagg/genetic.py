@@ -892,8 +892,9 @@ def table2_data(name: str, seed: int = 0) -> np.ndarray:
     :func:`microagg.datasets.scattered` and :func:`microagg.datasets.clustered`
     with the given ``seed``) are standardised the same way: the paper does not
     say so, but its MDAV SSEs for them are only consistent with that scale
-    (the raw SSE is of order :math:`10^8`; standardised, MDAV gives about 4.7
-    on Scattered, as printed; chapter 5 shows the check).
+    (the raw SSE is of order :math:`10^8`; standardised, MDAV's SSE on
+    Scattered lands within a few percent of the printed value; chapter 5 shows
+    the check).
     """
     from . import datasets
     from .core import standardize

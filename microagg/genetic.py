@@ -185,9 +185,9 @@ def _repair(X: np.ndarray, lab: np.ndarray, k: int, G: int, counts: np.ndarray,
        centroid hands over the members nearest to that centroid so that a new
        group of exactly ``k`` forms.
 
-    Groups that already satisfy the constraint keep all their members, so a
-    feasible chromosome is left unchanged. On return ``counts`` and ``sums``
-    hold the sizes and attribute sums of the groups under ``lab``.
+    A feasible chromosome is left unchanged (there is nothing to trim, complete
+    or dissolve). On return ``counts`` and ``sums`` hold the sizes and attribute
+    sums of the groups under ``lab``.
     """
     n, p = X.shape
     kmax = 2 * k - 1
@@ -603,7 +603,7 @@ def ga_partition(X: Any, k: int, population: int = 10, mutation_rate: float = 0.
     >>> from microagg import datasets
     >>> res = ga_partition(datasets.vmdav_example(), 3, iterations=200, seed=0)
     >>> res.labels.tolist()
-    [0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 2, 2, 2]
+    [0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]
     """
     arr = as_matrix(X)
     n = arr.shape[0]

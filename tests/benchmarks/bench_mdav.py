@@ -4,6 +4,7 @@ Run as a script (not collected by pytest)::
 
     .venv/bin/python tests/benchmarks/bench_mdav.py           # n = 1e3, 1e4, 1e5
     .venv/bin/python tests/benchmarks/bench_mdav.py --quick   # skip n = 100,000
+    .venv/bin/python tests/benchmarks/bench_mdav.py --sizes 100000 --methods mdav,mdav_single
 
 Three tables, every number measured in this run:
 
@@ -86,8 +87,17 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="skip n = 100,000")
     ap.add_argument("--repeat", type=int, default=3, help="best of this many runs (default 3)")
+    ap.add_argument("--sizes", type=lambda v: [int(x) for x in v.split(",")],
+                    help="comma-separated n values (default 1000,10000,100000)")
+    ap.add_argument("--methods", type=lambda v: v.split(","), default=list(METHODS),
+                    help=f"comma-separated subset of {','.join(METHODS)}")
     args = ap.parse_args(argv)
     sizes = [1_000, 10_000] if args.quick else [1_000, 10_000, 100_000]
+    if args.sizes:
+        sizes = args.sizes
+    unknown = set(args.methods) - set(METHODS)
+    if unknown or "mdav" not in args.methods:
+        ap.error(f"--methods must include mdav and name only {', '.join(METHODS)}")
 
     print(f"MDAV family on Gaussian data, p = {P}, k = {K}, seed {SEED}; "
           f"time = best of {args.repeat} (1 at n = 100,000), peak memory by tracemalloc")
@@ -99,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     for n in sizes:
         X = gaussian(n)
         repeat = 1 if n >= 100_000 else args.repeat
-        for name, f in METHODS.items():
+        for name in args.methods:
+            f = METHODS[name]
             t = best_time(f, X, repeat)
             mem = peak_mib(f, X) if n < 100_000 else float("nan")
             if name == "mdav":

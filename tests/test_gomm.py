@@ -297,3 +297,28 @@ def test_number_of_groups_rises_with_k(paper_runs, name):
     assert groups[0] == 1  # small k: one group (k-anonymous release), as in the paper
     assert groups[-1] > groups[0]
     assert groups == sorted(groups)
+
+
+# --------------------------------------------------------------------------------------
+# chapter 6 views (pure functions returning figures)
+# --------------------------------------------------------------------------------------
+
+
+def test_chapter6_views_return_figures():
+    from matplotlib.figure import Figure
+
+    from microagg import widgets
+
+    X = _data(seed=8)
+    runs = {k: microagg.gomm(X, k, **SMALL, seed=0, progress=False) for k in (3, 6)}
+    assert isinstance(widgets.gomm_encoding_view(p=6, seed=1), Figure)
+    fig = widgets.gomm_view(runs, 6, names=list("abcdef"))
+    assert isinstance(fig, Figure) and len(fig.axes) >= 3
+    assert isinstance(widgets.gomm_population_view(runs[3], 2), Figure)
+    assert isinstance(widgets.gomm_population_view(runs[3], 999), Figure)  # clipped
+    fig = widgets.operator_analysis_view(runs[3].operators)
+    assert len(fig.axes) == 4 * 5
+    assert len(widgets.operator_analysis_view(runs[3].operators, ["CX"]).axes) == 4
+    for name in ("gomm_view", "explore_gomm", "gomm_population_view",
+                 "explore_gomm_population", "operator_analysis_view", "gomm_encoding_view"):
+        assert name in widgets.__all__

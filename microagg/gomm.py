@@ -120,7 +120,15 @@ def _method_function(method: str | Callable[..., Any]) -> tuple[str, Callable[..
 
 
 def _mdav_fast(X: np.ndarray, k: int) -> np.ndarray:
-    """:func:`microagg.mdav.mdav` compiled with numba (identical partitions)."""
+    """:func:`microagg.mdav.mdav` compiled with numba.
+
+    The same algorithm and tie rule (first record in input order); the partitions
+    are identical on the paper's data and on data with duplicate records (tested).
+    The one difference: the centroid of the remaining records is recomputed as a
+    fresh mean, where :func:`microagg.mdav.mdav` keeps a running total, so on data
+    full of *different* records at exactly equal distances (e.g. heavily rounded
+    values) a last-bit difference can pick a different one of them.
+    """
     return _mdav_kernel(np.ascontiguousarray(X, dtype=np.float64), int(k))
 
 
@@ -200,7 +208,41 @@ def _farthest(X, rows, m, v, d):
 
 
 @njit
-def _take(X, rows, m, a_r, k, labels, g, d):  # type: ignore[no-untyped-def]
+def _kth_smallest(d, m, kth, buf):  # type: ignore[no-untyped-def]
+    """Value of the ``kth`` smallest (0-based) of ``d[:m]`` (quickselect on a copy in ``buf``).
+
+    Written out instead of ``np.partition``, which numba takes over a minute to compile.
+    """
+    for a in range(m):
+        buf[a] = d[a]
+    lo = 0
+    hi = m - 1
+    while lo < hi:
+        pivot = buf[(lo + hi) // 2]
+        i = lo
+        j = hi
+        while i <= j:
+            while buf[i] < pivot:
+                i += 1
+            while buf[j] > pivot:
+                j -= 1
+            if i <= j:
+                t = buf[i]
+                buf[i] = buf[j]
+                buf[j] = t
+                i += 1
+                j -= 1
+        if kth <= j:
+            hi = j
+        elif kth >= i:
+            lo = i
+        else:
+            break
+    return buf[kth]
+
+
+@njit
+def _take(X, rows, m, a_r, k, labels, g, d, buf):  # type: ignore[no-untyped-def]
     """Group ``rows[a_r]`` with its k-1 nearest remaining records; return the new m.
 
     Afterwards ``rows[:m]`` are the remaining records and ``d[:m]`` their squared
@@ -209,7 +251,7 @@ def _take(X, rows, m, a_r, k, labels, g, d):  # type: ignore[no-untyped-def]
     _sqdist_to(X, rows, m, X[rows[a_r]].copy(), d)
     d[a_r] = -1.0
     need = min(k, m)
-    thr = np.partition(d[:m], need - 1)[need - 1]
+    thr = _kth_smallest(d, m, need - 1, buf)
     below = 0
     for a in range(m):
         if d[a] < thr:
@@ -247,13 +289,14 @@ def _mdav_kernel(X, k):  # type: ignore[no-untyped-def]
 
     The remaining records are kept as a compact list of row numbers in input order
     (so "first on ties" means lowest row number); distances are direct sums of
-    squares; the k-1 nearest come from one ``np.partition`` plus a pass that takes
+    squares; the k-1 nearest come from one quickselect plus a pass that takes
     boundary ties in row order.
     """
     n, p = X.shape
     labels = np.full(n, -1, np.int64)
     rows = np.arange(n)
     d = np.empty(n)
+    buf = np.empty(n)
     m = n
     g = 0
     c = np.empty(p)
@@ -265,9 +308,9 @@ def _mdav_kernel(X, k):  # type: ignore[no-untyped-def]
         for j in range(p):
             c[j] /= m
         a_r = _farthest(X, rows, m, c, d)
-        m = _take(X, rows, m, a_r, k, labels, g, d)
+        m = _take(X, rows, m, a_r, k, labels, g, d, buf)
         a_s = _argmax_first(d, m)  # farthest from x_r: its distances are still in d
-        m = _take(X, rows, m, a_s, k, labels, g + 1, d)
+        m = _take(X, rows, m, a_s, k, labels, g + 1, d, buf)
         g += 2
     if m >= 2 * k:
         c[:] = 0.0
@@ -277,7 +320,7 @@ def _mdav_kernel(X, k):  # type: ignore[no-untyped-def]
         for j in range(p):
             c[j] /= m
         a_r = _farthest(X, rows, m, c, d)
-        m = _take(X, rows, m, a_r, k, labels, g, d)
+        m = _take(X, rows, m, a_r, k, labels, g, d, buf)
         g += 1
     for a in range(m):
         labels[rows[a]] = g
@@ -393,6 +436,8 @@ def multivariate(X: Any, groups: Sequence[Sequence[int]], k: int, method: str | 
         Minimum cluster size, ``1 <= k <= n``.
     method : {"mdav", "mdav_single", "vmdav", "ivmdav"} or callable
         ``method(Z, k) -> labels`` partitions the records on the group's columns.
+        ``"mdav"`` runs a compiled twin of :func:`microagg.mdav.mdav` when numba is
+        available (see ``_mdav_fast`` for the one, tie-related, difference).
     standardize : bool, default True
         Partition on standardised columns (z-scores with population sd, as the
         book does throughout). The released values are the centroids of the values

@@ -19,8 +19,11 @@ The checks (also run by ``tests/test_assignments.py`` under ``make test``):
 (b) the student notebook holds no solution line and no hidden test line, and its
     public tests are a subset of the master's;
 (c) grading a *solved* student copy (student notebook with the master's solution cells put
-    back) with the autograder zip gives full marks, and grading the unsolved student
-    notebook gives zero on every autograded question;
+    back) with the autograder zip's tests gives full marks, and grading the unsolved
+    student notebook gives zero on every autograded question (in this process, with
+    otter's test runner); and `otter run` with the zip, in a subprocess and without
+    Docker, gives the solved copy full marks (all assignments by default; ``--otter-run
+    NAME ...`` limits this slower end-to-end step);
 (d) the student notebook runs top to bottom in a fresh kernel, in an empty folder outside
     the repository and with no data sets available, without raising, and each
     ``grader.check("qN")`` cell prints a failure that names what is missing.
@@ -339,43 +342,53 @@ def _solved_or_not(built: Built, solved: bool):
     return student
 
 
-def check_c_unsolved(built: Built, rep: Report) -> None:
-    """(c, unsolved) The autograder's own test files give zero on every question.
+def _grade_here(nb, built: Built) -> dict[str, tuple[float, float]]:
+    """Grade ``nb`` with the test files of the autograder zip, in this process.
 
-    Otter grades by executing the notebook and running the test files of the autograder
-    zip in the resulting namespace; here the namespace comes from running the unsolved
-    student notebook's code in this process (fast), the test files from the zip.
+    This is what ``otter run`` does after executing the notebook (run each test file of
+    the zip in the notebook's namespace), minus the kernel: the namespace comes from
+    running the notebook's code here.
     """
     import zipfile
 
     from otter.test_files.ok_test import OKTestFile
 
-    t0 = time.perf_counter()
-    env = _execute_here(_read(built.student))
+    env = _execute_here(nb)
+    scores = {}
     with tempfile.TemporaryDirectory() as tmp:
         with zipfile.ZipFile(built.zip) as zf:
             zf.extractall(tmp)
-        files = sorted(Path(tmp, "tests").glob("q*.py"))
-        if not files:
-            rep.fail("(c) the autograder zip has no test files")
-        total = possible = 0.0
-        for f in files:
+        for f in sorted(Path(tmp, "tests").glob("q*.py")):
             tf = OKTestFile.from_file(str(f))
             tf.run(env)
-            total += tf.score
-            possible += tf.possible
-            if tf.score != 0:
-                rep.fail(f"(c) unsolved notebook scores {tf.score}/{tf.possible} on {tf.name}")
-    rep.scores["unsolved"] = (total, possible)
-    rep.seconds["c-unsolved"] = time.perf_counter() - t0
+            scores[tf.name] = (float(tf.score), float(tf.possible))
+    return scores
+
+
+def check_c_here(built: Built, rep: Report) -> None:
+    """(c) With the autograder zip's tests: solved copy full marks, unsolved zero."""
+    t0 = time.perf_counter()
+    for solved in (True, False):
+        key = "solved" if solved else "unsolved"
+        scores = _grade_here(_solved_or_not(built, solved), built)
+        if not scores:
+            rep.fail("(c) the autograder zip has no test files")
+        for q, (got, possible) in scores.items():
+            if solved and got != possible:
+                rep.fail(f"(c) solved copy scores {got}/{possible} on {q}")
+            if not solved and got != 0:
+                rep.fail(f"(c) unsolved notebook scores {got}/{possible} on {q}")
+        rep.scores[key] = (sum(g for g, _ in scores.values()),
+                           sum(p for _, p in scores.values()))
+    rep.seconds["c"] = time.perf_counter() - t0
 
 
 def _bin(name: str) -> str:
     return str(Path(sys.executable).with_name(name))
 
 
-def check_c_solved(built: Built, rep: Report, timeout: int = 600) -> None:
-    """(c, solved) `otter run` (local, no Docker) gives a solved student copy full marks."""
+def check_c_otter_run(built: Built, rep: Report, timeout: int = 600) -> None:
+    """(c) End to end: `otter run` (local, no Docker) gives a solved student copy full marks."""
     import json
 
     import nbformat
@@ -398,8 +411,9 @@ def check_c_solved(built: Built, rep: Report, timeout: int = 600) -> None:
         if t["score"] != t["max_score"]:
             rep.fail(f"(c) solved copy scores {t['score']}/{t['max_score']} on {t['name']}:\n"
                      + t.get("output", "")[-1500:])
-    rep.scores["solved"] = (sum(t["score"] for t in tests), sum(t["max_score"] for t in tests))
-    rep.seconds["c-solved"] = time.perf_counter() - t0
+    rep.scores["otter run, solved"] = (sum(t["score"] for t in tests),
+                                       sum(t["max_score"] for t in tests))
+    rep.seconds["c-otter-run"] = time.perf_counter() - t0
 
 
 def _clean_env(tmp: str) -> dict[str, str]:
@@ -444,19 +458,24 @@ def check_d(built: Built, rep: Report, timeout: int = 600) -> None:
     rep.seconds["d"] = time.perf_counter() - t0
 
 
-def check(built: list[Built], jobs: int = 2) -> list[Report]:
-    """Every check on every built assignment; kernels run ``jobs`` at a time."""
+def check(built: list[Built], jobs: int = 2, otter_run: set[str] | None = None) -> list[Report]:
+    """Every check on every built assignment; kernels run ``jobs`` at a time.
+
+    ``otter_run`` names the assignments whose solved copy is also graded end to end by
+    ``otter run`` in a subprocess (default: all; each costs a kernel and an otter start-up).
+    """
     from concurrent.futures import ThreadPoolExecutor
 
     reports = [Report(b.name) for b in built]
     for b, rep in zip(built, reports, strict=True):  # in this process, one after another
         check_a(b, rep)
         check_b(b, rep)
-        check_c_unsolved(b, rep)
+        check_c_here(b, rep)
+    jobs_list = [(check_d, b, rep) for b, rep in zip(built, reports, strict=True)]
+    jobs_list += [(check_c_otter_run, b, rep) for b, rep in zip(built, reports, strict=True)
+                  if otter_run is None or b.name in otter_run]
     with ThreadPoolExecutor(max_workers=jobs) as pool:  # each job is a subprocess
-        futures = [pool.submit(fn, b, rep) for b, rep in zip(built, reports, strict=True)
-                   for fn in (check_c_solved, check_d)]
-        for f in futures:
+        for f in [pool.submit(fn, b, rep) for fn, b, rep in jobs_list]:
             f.result()
     return reports
 
@@ -467,6 +486,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", help="assignments (e.g. a1); default: all")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--jobs", type=int, default=2, help="kernels run at a time")
+    parser.add_argument("--otter-run", nargs="*", metavar="NAME", default=None,
+                        help="grade the solved copy with `otter run` only for these "
+                        "assignments (default: all; give no name for none)")
     args = parser.parse_args(argv)
     built = build(args.names, args.out)
     for b in built:
@@ -475,7 +497,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "build":
         return 0
     problems = []
-    for b, rep in zip(built, check(built, args.jobs), strict=True):
+    otter_run = None if args.otter_run is None else set(args.otter_run)
+    for b, rep in zip(built, check(built, args.jobs, otter_run), strict=True):
         problems += rep.problems
         times = ", ".join(f"{k} {v:.1f} s" for k, v in rep.seconds.items())
         print(f"{b.name}: {'OK' if not rep.problems else 'FAILED'} "

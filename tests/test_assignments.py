@@ -1,0 +1,124 @@
+"""The course assignments (chapters/assignments/, built by tools/assignments.py).
+
+For every master notebook: (a) the master with its solutions passes every public and
+hidden test; (b) the student version holds no solution line or hidden test and fails the
+hidden tests; (c) the autograder zip's tests give a solved student copy full marks and the
+unsolved notebook zero, and `otter run` (local, no Docker) grades a solved copy end to end
+with full marks (for one assignment here, to keep `make test` short; `python
+tools/assignments.py check` does it for all); (d) the student notebook runs top to bottom in a
+fresh kernel without the data sets and each check cell says what is missing.
+
+The assignments are built once per session, into a temporary folder (or into
+``$MICROAGG_ASSIGNMENTS_OUT``, e.g. ``_build/assignments`` under ``make test``), and
+the kernel-based checks run two at a time.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import assignments as A  # noqa: E402
+
+pytest.importorskip("otter")
+pytest.importorskip("jupytext")
+
+NAMES = [p.stem for p in A.masters()]
+OTTER_RUN = NAMES[0]
+
+
+def test_one_assignment_per_chapter() -> None:
+    assert [n.split("_")[0] for n in NAMES] == [f"a{i}" for i in range(1, 7)], NAMES
+    for name in NAMES:
+        assert any(ROOT.glob(f"chapters/0{name[1]}_*.md")) or name[1] in "23456", name
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_master_format(name: str) -> None:
+    """Every question mixes kinds; every hidden test draws a fresh seed per run."""
+    text = (A.MASTERS / f"{name}.md").read_text(encoding="utf-8")
+    questions = re.findall(r"# BEGIN QUESTION\nname: (q\d+)\n(manual: true\n)?", text)
+    assert 4 <= len(questions) <= 8, f"{name}: {len(questions)} questions"
+    assert any(m for _, m in questions), f"{name}: no manually graded (open) question"
+    assert sum(not m for _, m in questions) >= 3, f"{name}: fewer than 3 autograded questions"
+    hidden = text.split("hidden: true")[1:]
+    assert hidden, f"{name}: no hidden tests"
+    for block in hidden:
+        body = block.split("```", 1)[0]
+        assert "os.urandom" in body and "_seed" in body, f"{name}: hidden test with a fixed seed"
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, A.Built]:
+    out = os.environ.get("MICROAGG_ASSIGNMENTS_OUT")
+    out_dir = Path(out) if out else tmp_path_factory.mktemp("assignments")
+    return {b.name: b for b in A.build(None, out_dir)}
+
+
+@pytest.fixture(scope="session")
+def reports(built: dict[str, A.Built]) -> dict[str, A.Report]:
+    names = list(built)
+    # `otter run` end to end for one assignment (the others: same zip layout, same runner)
+    reports = A.check([built[n] for n in names], jobs=2, otter_run={OTTER_RUN})
+    return dict(zip(names, reports, strict=True))
+
+
+def test_build_outputs(built: dict[str, A.Built]) -> None:
+    for b in built.values():
+        assert b.student.exists() and b.solution.exists() and b.zip.exists(), b
+        assert b.student.parent.name == "student"
+
+
+def _problems(reports: dict[str, A.Report], name: str, letter: str) -> list[str]:
+    probs = reports[name].problems
+    if letter == "a":  # format problems found while checking the master count as (a)
+        return [p for p in probs if not re.search(r"\([bcd]\)", p)]
+    return [p for p in probs if f"({letter})" in p]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_master_passes_public_and_hidden_tests(reports, name: str) -> None:
+    assert not _problems(reports, name, "a"), "\n".join(_problems(reports, name, "a"))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_b_student_version_has_no_solutions_and_fails_hidden(reports, name: str) -> None:
+    assert not _problems(reports, name, "b"), "\n".join(_problems(reports, name, "b"))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_c_grading_full_marks_solved_zero_unsolved(reports, name: str) -> None:
+    assert not _problems(reports, name, "c"), "\n".join(_problems(reports, name, "c"))
+    total, possible = reports[name].scores["solved"]
+    assert possible > 0 and total == possible
+    assert reports[name].scores["unsolved"][0] == 0
+    if name == OTTER_RUN:
+        assert reports[name].scores["otter run, solved"] == (total, possible)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_d_student_notebook_runs_in_a_clean_kernel(reports, name: str) -> None:
+    assert not _problems(reports, name, "d"), "\n".join(_problems(reports, name, "d"))
+
+
+def test_checker_catches_a_leaked_solution(built: dict[str, A.Built], tmp_path: Path) -> None:
+    """The (b) check is not vacuous: a student notebook with one solution line fails it."""
+    import nbformat
+
+    b = built[NAMES[0]]
+    solution, _, other = A._master_blocks(b.master)
+    leaked = A._significant(solution, other)[0]
+    nb = A._read(b.student)
+    nb.cells.append(nbformat.v4.new_markdown_cell(leaked))
+    copy = tmp_path / b.student.name
+    nbformat.write(nb, copy)
+    rep = A.Report(b.name)
+    A.check_b(A.Built(b.name, b.master, copy, b.solution, b.zip), rep)
+    assert any("solution line" in p and leaked in p for p in rep.problems), rep.problems

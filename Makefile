@@ -83,3 +83,10 @@ clean:
 
 clean-all: clean
 	rm -rf $(VENV) data/raw
+
+# Course assignments (chapters/assignments/*.md, otter-grader masters): student notebooks and
+# autograder bundles in _build/assignments/<name>/{student,autograder}/ (tools/assignments.py;
+# `$(BIN)/python tools/assignments.py check` also verifies them, as `make test` does).
+.PHONY: assignments
+assignments: env
+	$(BIN)/python tools/assignments.py build

@@ -55,7 +55,9 @@ done
 echo "== phase 1 done after $(( $(date +%s) - t0 )) s"
 
 echo "== phase 2: pytest tests (unit tests, phase-1 results, browser check of the pages)"
-MICROAGG_PHASE1_LOGS="$LOGS" "$BIN/pytest" tests -ra --durations=10
+# (tests/test_assignments.py builds the course assignments into _build/assignments and checks them)
+MICROAGG_PHASE1_LOGS="$LOGS" MICROAGG_ASSIGNMENTS_OUT=_build/assignments \
+  "$BIN/pytest" tests -ra --durations=10
 rc=$?
 if [ "$rc" = 5 ]; then
   # pytest's "no tests collected" must never pass as success.

@@ -205,3 +205,17 @@ def test_ch3_gamma_lessons():
         Z = np.asarray(ma.standardize(datasets.synthetic_clustered(like=name)))
         il = tables.gamma_sweep(Z, 3, gammas).set_index("gamma")["IL"]
         assert il[0.7] < ma.information_loss(Z, ma.mdav(Z, 3)) / 2
+
+
+@pytest.mark.data
+def test_ch3_exercise_3_5_eia_gamma_045_hits_both_printed_cells():
+    Z = tables.standardized("eia")
+    for k in (3, 4):
+        target = published.value("vmdav", 1, "eia", "vmdav", k, "IL")
+        assert round(ma.information_loss(Z, ma.vmdav(Z, k, gamma=0.45)), 2) == target
+        assert round(ma.information_loss(Z, ma.vmdav(Z, k, gamma=0.2)), 2) != target
+    # the neighbours miss one of them each
+    assert round(ma.information_loss(Z, ma.vmdav(Z, 3, gamma=0.44)), 2) != published.value(
+        "vmdav", 1, "eia", "vmdav", 3, "IL")
+    assert round(ma.information_loss(Z, ma.vmdav(Z, 4, gamma=0.46)), 2) != published.value(
+        "vmdav", 1, "eia", "vmdav", 4, "IL")

@@ -219,3 +219,17 @@ def test_ch3_exercise_3_5_eia_gamma_045_hits_both_printed_cells():
         "vmdav", 1, "eia", "vmdav", 3, "IL")
     assert round(ma.information_loss(Z, ma.vmdav(Z, 4, gamma=0.46)), 2) != published.value(
         "vmdav", 1, "eia", "vmdav", 4, "IL")
+
+
+@pytest.mark.data
+def test_ch2_exercise_2_3_edge_groups_carry_the_sse():
+    share = {}
+    for name in ("census", "tarragona", "eia"):
+        Z = tables.standardized(name)
+        lab = ma.mdav(Z, 3)
+        per = np.bincount(lab, weights=((Z - ma.aggregate(Z, lab)) ** 2).sum(axis=1))
+        G = per.size
+        share[name] = (per[: G // 10].sum() / per.sum(), per[G // 2:].sum() / per.sum())
+    assert 0.2 < share["census"][0] < 0.3
+    for name in ("tarragona", "eia"):
+        assert share[name][0] > 2 / 3 and share[name][1] < 0.05

@@ -24,8 +24,9 @@ The checks (also run by ``tests/test_assignments.py`` under ``make test``):
     otter's test runner); and `otter run` with the zip, in a subprocess and without
     Docker, gives the solved copy full marks (all assignments by default; ``--otter-run
     NAME ...`` limits this slower end-to-end step);
-(d) the student notebook runs top to bottom in a fresh kernel, in an empty folder outside
-    the repository and with no data sets available, without raising, and each
+(d) the student notebook imports nothing but microagg, its dependencies and otter, and runs
+    top to bottom in a fresh kernel, in an empty folder outside the repository and with no
+    data sets available, without raising, and each
     ``grader.check("qN")`` cell prints a failure that names what is missing.
 
 Hidden tests draw fresh random inputs with a seed taken from ``os.urandom`` on every run,
@@ -425,9 +426,36 @@ def _clean_env(tmp: str) -> dict[str, str]:
     return env
 
 
+#: What a student needs: microagg (with its own dependencies) and otter-grader.
+STUDENT_MODULES = {"numpy", "microagg", "matplotlib", "otter", "os"}
+
+
+def _imported_modules(nb) -> set[str]:
+    import ast
+
+    found = set()
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:  # IPython magics: not Python
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found.update(a.name.split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                found.add(node.module.split(".")[0])
+    return found
+
+
 def check_d(built: Built, rep: Report, timeout: int = 600) -> None:
     """(d) The student notebook runs in a fresh kernel; each check names what is missing."""
     t0 = time.perf_counter()
+    extra = _imported_modules(_read(built.student)) - STUDENT_MODULES
+    if extra:
+        rep.fail(f"(d) the student notebook imports {sorted(extra)}: students have only "
+                 f"{sorted(STUDENT_MODULES)}")
     with tempfile.TemporaryDirectory(prefix=f"{built.name}-student-") as tmp:
         shutil.copy(built.student, Path(tmp) / built.student.name)
         proc = subprocess.run([_bin("jupyter"), "nbconvert", "--to", "notebook", "--execute",

@@ -37,6 +37,8 @@ TRACEBACK = re.compile(r"Traceback \(most recent call last\)|class=\"[^\"]*outpu
 MATH_SOURCE = re.compile(r"class=\"math notranslate")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_ELEMENT = re.compile(r"class=\"[^\"]*\bwidget-[a-z]")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")  # colour codes in the logs
+EXCEPTION = re.compile(r"^\w*(Error|Exception)\b.*: ")  # "IndexError: ..." lines
 
 
 def test_toc_lists_existing_pages():
@@ -60,9 +62,14 @@ def _phase1(step: str) -> tuple[int, str]:
 def test_chapters_pass_nbval():
     """Every chapter executes without error under ``pytest --nbval-lax``."""
     rc, log = _phase1("nbval")
+    log = ANSI.sub("", log)
     tail = "\n".join(log.splitlines()[-40:])
     assert rc != 5, f"nbval collected no cells (pytest exit 5): chapters/conftest.py?\n{tail}"
-    assert rc == 0, f"nbval failed (exit {rc}), see {LOGS}/nbval.log:\n{tail}"
+    # On failure show which cells failed and with which exception, not the whole log.
+    failed = [ln for ln in log.splitlines() if ln.startswith("FAILED ") or EXCEPTION.match(ln)]
+    assert rc == 0, f"nbval failed (exit {rc}), see {LOGS}/nbval.log:\n" + (
+        "\n".join(failed[-40:]) or tail
+    )
     listed = Path(LOGS, "chapters.txt").read_text().split()
     # nbval's verbose lines name each cell as "chapters/01_foundations::md::Cell 0".
     missing = [c for c in listed if Path(c).with_suffix("").as_posix() not in log]
@@ -72,7 +79,7 @@ def test_chapters_pass_nbval():
 def test_strict_book_build():
     """``jupyter-book build . --all -W -n --keep-going`` succeeds (no warning, no failing cell)."""
     rc, log = _phase1("book")
-    log = re.sub(r"\x1b\[[0-9;]*m", "", log)  # drop colour codes
+    log = ANSI.sub("", log)
     # Sphinx's own messages ("file:line: WARNING: ..."), not the kernels' log lines.
     sphinx_message = re.compile(r"(WARNING|ERROR|CRITICAL): |^\w*Error")
     problems = [ln for ln in log.splitlines() if sphinx_message.search(ln)]

@@ -58,7 +58,7 @@ def test_master_format(name: str) -> None:
 @pytest.fixture(scope="session")
 def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, A.Built]:
     out = os.environ.get("MICROAGG_ASSIGNMENTS_OUT")
-    out_dir = Path(out) if out else tmp_path_factory.mktemp("assignments")
+    out_dir = Path(out).resolve() if out else tmp_path_factory.mktemp("assignments")
     return {b.name: b for b in A.build(None, out_dir)}
 
 

@@ -398,7 +398,8 @@ def check_c_otter_run(built: Built, rep: Report, timeout: int = 600) -> None:
     with tempfile.TemporaryDirectory(prefix=f"{built.name}-solved-") as tmp:
         sub = Path(tmp) / f"{built.name}.ipynb"
         nbformat.write(_solved_or_not(built, solved=True), sub)
-        proc = subprocess.run([_bin("otter"), "run", "-a", str(built.zip), "-o", tmp,
+        autograder = str(Path(built.zip).resolve())  # the run's working folder is tmp
+        proc = subprocess.run([_bin("otter"), "run", "-a", autograder, "-o", tmp,
                                "--no-logo", str(sub)], cwd=tmp, capture_output=True,
                               text=True, timeout=timeout, env=_clean_env(tmp))
         results = Path(tmp) / "results.json"

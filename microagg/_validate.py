@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["as_matrix", "check_k", "as_labels"]
+__all__ = ["as_matrix", "check_k", "check_count", "as_labels"]
 
 
 def as_matrix(X: Any, name: str = "X", *, min_rows: int = 1) -> np.ndarray:
@@ -80,6 +80,15 @@ def check_k(k: Any, n: int, name: str = "k") -> int:
             f"{name}={k} is larger than the number of records n={n}: no {name}-partition exists"
         )
     return k
+
+
+def check_count(value: Any, name: str, minimum: int) -> int:
+    """Check that ``value`` is an integer (not a bool) of at least ``minimum``; return it."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    return int(value)
 
 
 def as_labels(labels: Any, n: int | None = None) -> np.ndarray:

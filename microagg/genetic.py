@@ -58,6 +58,7 @@ import pandas as pd
 from ._jit import njit
 from ._progress import progress as _progress_bar
 from ._validate import as_labels, as_matrix, check_k
+from ._validate import check_count as _check_count
 from .core import relabel, sse
 
 __all__ = [
@@ -499,14 +500,6 @@ def _check_rate(value: Any, name: str) -> float:
     if not 0.0 <= value <= 1.0:
         raise ValueError(f"{name} must be in [0, 1], got {value}")
     return value
-
-
-def _check_count(value: Any, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {value}")
-    return int(value)
 
 
 def _initial_rows(initial: Any, n: int, k: int, population: int) -> list[np.ndarray]:

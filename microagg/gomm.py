@@ -46,6 +46,7 @@ import pandas as pd
 from ._jit import HAVE_NUMBA, njit
 from ._progress import progress as _progress_bar
 from ._validate import as_matrix, check_k
+from ._validate import check_count as _check_count
 from .risk import ScoreBreakdown, _dld_standardized, _id_counts, _principal_axes
 
 __all__ = [
@@ -749,14 +750,6 @@ class GommResult:
     def dr(self) -> float:
         """Disclosure risk ``(id + dld) / 2``."""
         return 0.5 * (self.id + self.dld)
-
-
-def _check_count(value: Any, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
-    if value < minimum:
-        raise ValueError(f"{name} must be at least {minimum}, got {value}")
-    return int(value)
 
 
 def gomm(X: Any, k: int, population: int = 200, generations: int = 100, crossovers: int = 25,

@@ -201,6 +201,21 @@ class _Pool:
         return self.index[self.alive]
 
 
+def _last_groups(pool: _Pool, labels: np.ndarray, g: int, k: int) -> np.ndarray:
+    """The end of MDAV and IV-MDAV, once fewer than 3k records remain.
+
+    With 2k or more left, one more group of k around the record farthest from
+    their centroid; the rest (k..2k-1 records) form the last group.
+    """
+    if len(pool) >= 2 * k:
+        r = pool.farthest(pool.centroid())
+        labels[pool.remove(pool.group_around(r, k))] = g
+        g += 1
+    if len(pool):
+        labels[pool.remaining()] = g
+    return labels
+
+
 def _prepare(X: Any, k: Any) -> tuple[np.ndarray, int, np.ndarray]:
     arr = as_matrix(X)
     k = check_k(k, arr.shape[0])
@@ -274,13 +289,7 @@ def mdav(X: Any, k: int) -> np.ndarray:
         s = pool.farthest(xr)
         labels[pool.remove(pool.group_around(s, k))] = g + 1
         g += 2
-    if len(pool) >= 2 * k:
-        r = pool.farthest(pool.centroid())
-        labels[pool.remove(pool.group_around(r, k))] = g
-        g += 1
-    if len(pool):
-        labels[pool.remaining()] = g
-    return labels
+    return _last_groups(pool, labels, g, k)
 
 
 def mdav_single(X: Any, k: int) -> np.ndarray:
@@ -515,10 +524,4 @@ def ivmdav(X: Any, k: int, gamma: float = 1.16, *, candidates: int | None = None
                 group.append(y)
         labels[pool.remove(np.asarray(group))] = g
         g += 1
-    if len(pool) >= 2 * k:
-        r = pool.farthest(pool.centroid())
-        labels[pool.remove(pool.group_around(r, k))] = g
-        g += 1
-    if len(pool):
-        labels[pool.remaining()] = g
-    return labels
+    return _last_groups(pool, labels, g, k)

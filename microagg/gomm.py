@@ -276,6 +276,17 @@ def _take(X, rows, m, a_r, k, labels, g, d, buf):  # type: ignore[no-untyped-def
 
 
 @njit
+def _centroid_of(X, rows, m, c):  # type: ignore[no-untyped-def]
+    """Write into ``c`` the mean of the records ``rows[:m]`` (a fresh sum, in row order)."""
+    c[:] = 0.0
+    for a in range(m):
+        for j in range(X.shape[1]):
+            c[j] += X[rows[a], j]
+    for j in range(X.shape[1]):
+        c[j] /= m
+
+
+@njit
 def _argmax_first(d, m):  # type: ignore[no-untyped-def]
     best = 0
     for a in range(1, m):
@@ -302,24 +313,14 @@ def _mdav_kernel(X, k):  # type: ignore[no-untyped-def]
     g = 0
     c = np.empty(p)
     while m >= 3 * k:
-        c[:] = 0.0
-        for a in range(m):
-            for j in range(p):
-                c[j] += X[rows[a], j]
-        for j in range(p):
-            c[j] /= m
+        _centroid_of(X, rows, m, c)
         a_r = _farthest(X, rows, m, c, d)
         m = _take(X, rows, m, a_r, k, labels, g, d, buf)
         a_s = _argmax_first(d, m)  # farthest from x_r: its distances are still in d
         m = _take(X, rows, m, a_s, k, labels, g + 1, d, buf)
         g += 2
     if m >= 2 * k:
-        c[:] = 0.0
-        for a in range(m):
-            for j in range(p):
-                c[j] += X[rows[a], j]
-        for j in range(p):
-            c[j] /= m
+        _centroid_of(X, rows, m, c)
         a_r = _farthest(X, rows, m, c, d)
         m = _take(X, rows, m, a_r, k, labels, g, d, buf)
         g += 1

@@ -323,13 +323,11 @@ def mdav_single(X: Any, k: int) -> np.ndarray:
     arr, k, labels = _prepare(X, k)
     pool = _Pool(arr)
     g = 0
-    while len(pool) >= 2 * k:
+    while len(pool) >= 3 * k:
         r = pool.farthest(pool.centroid())
         labels[pool.remove(pool.group_around(r, k))] = g
         g += 1
-    if len(pool):
-        labels[pool.remaining()] = g
-    return labels
+    return _last_groups(pool, labels, g, k)  # the same step once more, then the rest
 
 
 def vmdav(X: Any, k: int, gamma: float = 0.2, *, leftover: str = "centroid") -> np.ndarray:

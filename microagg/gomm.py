@@ -43,7 +43,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._jit import HAVE_NUMBA, njit
 from ._progress import progress as _progress_bar
 from ._validate import as_matrix, check_k
 from ._validate import check_count as _check_count
@@ -113,24 +112,11 @@ def _method_function(method: str | Callable[..., Any]) -> tuple[str, Callable[..
         return name, method
     # the module itself (the attribute ``microagg.mdav`` is the function)
     _mdav = importlib.import_module("microagg.mdav")
-    table = {"mdav": _mdav_fast if HAVE_NUMBA else _mdav.mdav,
+    table = {"mdav": _mdav.mdav,
              "mdav_single": _mdav.mdav_single, "vmdav": _mdav.vmdav, "ivmdav": _mdav.ivmdav}
     if method not in table:
         raise ValueError(f"unknown method {method!r}; use one of {sorted(table)} or a callable")
     return method, table[method]
-
-
-def _mdav_fast(X: np.ndarray, k: int) -> np.ndarray:
-    """:func:`microagg.mdav.mdav` compiled with numba.
-
-    The same algorithm and tie rule (first record in input order); the partitions
-    are identical on the paper's data and on data with duplicate records (tested).
-    The one difference: the centroid of the remaining records is recomputed as a
-    fresh mean, where :func:`microagg.mdav.mdav` keeps a running total, so on data
-    full of *different* records at exactly equal distances (e.g. heavily rounded
-    values) a last-bit difference can pick a different one of them.
-    """
-    return _mdav_kernel(np.ascontiguousarray(X, dtype=np.float64), int(k))
 
 
 def _group_means(sub: np.ndarray, labels: np.ndarray, s: int) -> np.ndarray:
@@ -177,156 +163,6 @@ class _GroupCache:
             self.entries[cols] = entry
             self.n_computed += 1
         return entry
-
-
-# ======================================================================================
-# MDAV, compiled: the workhorse of GOMM (thousands of attribute groups per run)
-# ======================================================================================
-
-
-
-
-@njit
-def _sqdist_to(X, rows, m, v, out):
-    p = X.shape[1]
-    for a in range(m):
-        i = rows[a]
-        s = 0.0
-        for c in range(p):
-            t = X[i, c] - v[c]
-            s += t * t
-        out[a] = s
-
-
-@njit
-def _farthest(X, rows, m, v, d):
-    _sqdist_to(X, rows, m, v, d)
-    best = 0
-    for a in range(1, m):
-        if d[a] > d[best]:
-            best = a
-    return best
-
-
-@njit
-def _kth_smallest(d, m, kth, buf):  # type: ignore[no-untyped-def]
-    """Value of the ``kth`` smallest (0-based) of ``d[:m]`` (quickselect on a copy in ``buf``).
-
-    Written out instead of ``np.partition``, which numba takes over a minute to compile.
-    """
-    for a in range(m):
-        buf[a] = d[a]
-    lo = 0
-    hi = m - 1
-    while lo < hi:
-        pivot = buf[(lo + hi) // 2]
-        i = lo
-        j = hi
-        while i <= j:
-            while buf[i] < pivot:
-                i += 1
-            while buf[j] > pivot:
-                j -= 1
-            if i <= j:
-                t = buf[i]
-                buf[i] = buf[j]
-                buf[j] = t
-                i += 1
-                j -= 1
-        if kth <= j:
-            hi = j
-        elif kth >= i:
-            lo = i
-        else:
-            break
-    return buf[kth]
-
-
-@njit
-def _take(X, rows, m, a_r, k, labels, g, d, buf):  # type: ignore[no-untyped-def]
-    """Group ``rows[a_r]`` with its k-1 nearest remaining records; return the new m.
-
-    Afterwards ``rows[:m]`` are the remaining records and ``d[:m]`` their squared
-    distances to the record the group was formed around.
-    """
-    _sqdist_to(X, rows, m, X[rows[a_r]].copy(), d)
-    d[a_r] = -1.0
-    need = min(k, m)
-    thr = _kth_smallest(d, m, need - 1, buf)
-    below = 0
-    for a in range(m):
-        if d[a] < thr:
-            below += 1
-    at_quota = need - below
-    w = 0
-    for a in range(m):
-        take = False
-        if d[a] < thr:
-            take = True
-        elif d[a] == thr and at_quota > 0:
-            take = True
-            at_quota -= 1
-        if take:
-            labels[rows[a]] = g
-        else:  # keep the remaining rows, and their distances, compact and in order
-            rows[w] = rows[a]
-            d[w] = d[a]
-            w += 1
-    return w
-
-
-@njit
-def _centroid_of(X, rows, m, c):  # type: ignore[no-untyped-def]
-    """Write into ``c`` the mean of the records ``rows[:m]`` (a fresh sum, in row order)."""
-    c[:] = 0.0
-    for a in range(m):
-        for j in range(X.shape[1]):
-            c[j] += X[rows[a], j]
-    for j in range(X.shape[1]):
-        c[j] /= m
-
-
-@njit
-def _argmax_first(d, m):  # type: ignore[no-untyped-def]
-    best = 0
-    for a in range(1, m):
-        if d[a] > d[best]:
-            best = a
-    return best
-
-
-@njit
-def _mdav_kernel(X, k):  # type: ignore[no-untyped-def]
-    """MDAV exactly as :func:`microagg.mdav.mdav` (same groups; checked in the tests).
-
-    The remaining records are kept as a compact list of row numbers in input order
-    (so "first on ties" means lowest row number); distances are direct sums of
-    squares; the k-1 nearest come from one quickselect plus a pass that takes
-    boundary ties in row order.
-    """
-    n, p = X.shape
-    labels = np.full(n, -1, np.int64)
-    rows = np.arange(n)
-    d = np.empty(n)
-    buf = np.empty(n)
-    m = n
-    g = 0
-    c = np.empty(p)
-    while m >= 3 * k:
-        _centroid_of(X, rows, m, c)
-        a_r = _farthest(X, rows, m, c, d)
-        m = _take(X, rows, m, a_r, k, labels, g, d, buf)
-        a_s = _argmax_first(d, m)  # farthest from x_r: its distances are still in d
-        m = _take(X, rows, m, a_s, k, labels, g + 1, d, buf)
-        g += 2
-    if m >= 2 * k:
-        _centroid_of(X, rows, m, c)
-        a_r = _farthest(X, rows, m, c, d)
-        m = _take(X, rows, m, a_r, k, labels, g, d, buf)
-        g += 1
-    for a in range(m):
-        labels[rows[a]] = g
-    return labels
 
 
 _REGISTRY: OrderedDict[tuple[Any, ...], _GroupCache] = OrderedDict()
@@ -438,8 +274,8 @@ def multivariate(X: Any, groups: Sequence[Sequence[int]], k: int, method: str | 
         Minimum cluster size, ``1 <= k <= n``.
     method : {"mdav", "mdav_single", "vmdav", "ivmdav"} or callable
         ``method(Z, k) -> labels`` partitions the records on the group's columns.
-        ``"mdav"`` runs a compiled twin of :func:`microagg.mdav.mdav` when numba is
-        available (see ``_mdav_fast`` for the one, tie-related, difference).
+        ``"mdav"`` is :func:`microagg.mdav.mdav` (compiled loops when numba is
+        installed).
     standardize : bool, default True
         Partition on standardised columns (z-scores with population sd, as the
         book does throughout). The released values are the centroids of the values

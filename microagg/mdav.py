@@ -19,9 +19,23 @@ Implementation notes
 --------------------
 No ``n x n`` distance matrix is ever built (the papers precompute one; we
 compute distances on the fly, as the genetic-hybrid paper says is equivalent).
-Memory is ``O(n p)``. The records not yet assigned are kept in a compact array
-(:class:`_Pool`) that is shrunk as groups are removed, so each step costs time
-proportional to the records that remain.
+Memory is ``O(n p)``.
+
+There are two engines, chosen automatically:
+
+* with numba installed (``pip install microagg[fast]``), plain loops in
+  :mod:`microagg._mdav_loops`, compiled to machine code: one pass over the
+  unassigned records per step, a heap for nearest neighbours, and (IV-MDAV) the
+  triangle inequality to skip records in the candidate tests;
+* otherwise the vectorised numpy code in this module: the unassigned records
+  are kept in a compact array (:class:`_Pool`) that is shrunk as groups are
+  removed, and distances come from matrix-vector products.
+
+Both engines give the same labels (tested), ties included, because they do
+the same arithmetic: squared distances summed attribute by attribute in
+column order (:func:`_sqdist`), and the centroid of the unassigned records as
+their running total (which loses each grouped record in input order) over
+their number.
 
 Where only the order of distances matters (farthest record, nearest
 neighbours) squared Euclidean distances are used; the gain-factor tests of
@@ -29,8 +43,10 @@ V-MDAV and IV-MDAV compare plain Euclidean distances, as the papers write them.
 
 Ties are broken by the original record order: among equally distant records
 the one that comes first in ``X`` is taken. The slow, readable oracles in
-:mod:`microagg.reference` follow the same rule, and the tests check that the
-two give identical labels.
+:mod:`microagg.reference` follow the same rule, and the tests check that they
+give identical labels on small-integer data (where every sum is exact). On
+other data a centroid computed in a different order can differ in the last
+bit, which can only matter for distinct records at exactly equal distances.
 """
 
 from __future__ import annotations
@@ -39,15 +55,25 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import as_matrix, check_k
+from . import _mdav_loops as _loops
+from ._jit import HAVE_NUMBA
+from ._validate import as_matrix, check_count, check_k
 
 __all__ = ["mdav", "mdav_single", "vmdav", "ivmdav"]
 
 
 def _sqdist(A: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Squared Euclidean distance from each row of ``A`` to the vector ``v`` (direct)."""
+    """Squared Euclidean distance from each row of ``A`` to the vector ``v`` (direct).
+
+    Summed one attribute at a time, in column order: the same additions, in the
+    same order, as the compiled loops of :mod:`microagg._mdav_loops`, so both
+    engines see bit-identical distances.
+    """
     diff = A - v
-    return np.einsum("ij,ij->i", diff, diff)
+    out = diff[:, 0] * diff[:, 0]
+    for j in range(1, diff.shape[1]):
+        out += diff[:, j] * diff[:, j]
+    return out
 
 
 def _nearest(d: np.ndarray, m: int) -> np.ndarray:
@@ -101,7 +127,7 @@ class _Pool:
         self.alive = np.ones(X.shape[0], dtype=bool)
         self.dead = np.zeros(X.shape[0], dtype=bool)
         self.n_alive = X.shape[0]
-        self.total = X.sum(axis=0)
+        self.total = X.sum(axis=0)  # running total of the unassigned records
         self.aux = aux  # an optional per-record array kept aligned (V-MDAV)
         self._scale = float(self.sqn.max()) if X.shape[0] else 0.0
 
@@ -185,7 +211,8 @@ class _Pool:
         self.alive[pos] = False
         self.dead[pos] = True
         self.n_alive -= pos.size
-        self.total = self.total - self.X[pos].sum(axis=0)
+        for row in self.X[np.sort(pos)]:  # one record at a time, in input order
+            self.total -= row
         if self.n_alive < 2 * self.alive.size // 3:
             keep = self.alive
             self.X, self.index, self.sqn = self.X[keep], self.index[keep], self.sqn[keep]
@@ -216,11 +243,13 @@ def _last_groups(pool: _Pool, labels: np.ndarray, g: int, k: int) -> np.ndarray:
     return labels
 
 
-def _prepare(X: Any, k: Any) -> tuple[np.ndarray, int, np.ndarray]:
+def _prepare(X: Any, k: Any) -> tuple[np.ndarray, int]:
     arr = as_matrix(X)
-    k = check_k(k, arr.shape[0])
-    labels = np.full(arr.shape[0], -1, dtype=np.int64)
-    return arr, k, labels
+    return arr, check_k(k, arr.shape[0])
+
+
+def _unlabelled(arr: np.ndarray) -> np.ndarray:
+    return np.full(arr.shape[0], -1, dtype=np.int64)
 
 
 def mdav(X: Any, k: int) -> np.ndarray:
@@ -279,7 +308,15 @@ def mdav(X: Any, k: int) -> np.ndarray:
     >>> mdav(X, 3).tolist()
     [0, 0, 0, 2, 2, 2, 1, 1, 1]
     """
-    arr, k, labels = _prepare(X, k)
+    arr, k = _prepare(X, k)
+    if HAVE_NUMBA:
+        return _loops.mdav_loops(arr, k, arr.sum(axis=0))
+    return _mdav_numpy(arr, k)
+
+
+def _mdav_numpy(arr: np.ndarray, k: int) -> np.ndarray:
+    """:func:`mdav` on the vectorised numpy engine (used without numba)."""
+    labels = _unlabelled(arr)
     pool = _Pool(arr)
     g = 0
     while len(pool) >= 3 * k:
@@ -320,7 +357,15 @@ def mdav_single(X: Any, k: int) -> np.ndarray:
     Chapter 4 (``chapters/04_ivmdav.md``) reproduces the paper's
     MDAV-single-group row of Table 1 with it.
     """
-    arr, k, labels = _prepare(X, k)
+    arr, k = _prepare(X, k)
+    if HAVE_NUMBA:
+        return _loops.mdav_single_loops(arr, k, arr.sum(axis=0))
+    return _mdav_single_numpy(arr, k)
+
+
+def _mdav_single_numpy(arr: np.ndarray, k: int) -> np.ndarray:
+    """:func:`mdav_single` on the vectorised numpy engine (used without numba)."""
+    labels = _unlabelled(arr)
     pool = _Pool(arr)
     g = 0
     while len(pool) >= 3 * k:
@@ -381,13 +426,31 @@ def vmdav(X: Any, k: int, gamma: float = 0.2, *, leftover: str = "centroid") -> 
     * The leftover records (fewer than ``k``) may push a group beyond
       :math:`2k-1` records; this is the only way a group can exceed that size.
     """
-    arr, k, labels = _prepare(X, k)
-    if not np.isfinite(gamma) or gamma < 0:
-        raise ValueError(f"gamma must be a finite number >= 0, got {gamma}")
+    arr, k = _prepare(X, k)
+    gamma = _check_gamma(gamma)
     if leftover not in ("centroid", "record"):
         raise ValueError(f"leftover must be 'centroid' or 'record', got {leftover!r}")
     # Distances to the fixed global centroid C, computed once (lines 3 and 5).
-    pool = _Pool(arr, aux=_sqdist(arr, arr.mean(axis=0)))
+    to_c = _sqdist(arr, arr.mean(axis=0))
+    if HAVE_NUMBA:
+        labels = _loops.vmdav_loops(arr, k, gamma, to_c)
+    else:
+        labels = _vmdav_numpy(arr, k, gamma, to_c)
+    return _assign_leftovers(arr, labels, leftover)
+
+
+def _check_gamma(gamma: Any) -> float:
+    if isinstance(gamma, bool) or not isinstance(gamma, (int, float, np.integer, np.floating)):
+        raise TypeError(f"gamma must be a number, got {gamma!r}")
+    if not np.isfinite(gamma) or gamma < 0:
+        raise ValueError(f"gamma must be a finite number >= 0, got {gamma}")
+    return float(gamma)
+
+
+def _vmdav_numpy(arr: np.ndarray, k: int, gamma: float, to_c: np.ndarray) -> np.ndarray:
+    """V-MDAV's main loop on the vectorised numpy engine; leftovers stay ``-1``."""
+    labels = _unlabelled(arr)
+    pool = _Pool(arr, aux=to_c)
     g = 0
     while len(pool) >= k:
         to_c = np.where(pool.alive, pool.aux, -np.inf)
@@ -408,9 +471,15 @@ def vmdav(X: Any, k: int, gamma: float = 0.2, *, leftover: str = "centroid") -> 
             np.minimum(d_group, d_e, out=d_group)
         labels[pool.remove(np.asarray(members))] = g
         g += 1
-    left = pool.remaining()
+    return labels
+
+
+def _assign_leftovers(arr: np.ndarray, labels: np.ndarray, leftover: str) -> np.ndarray:
+    """V-MDAV's last step: the unlabelled records (fewer than k) join their closest group."""
+    left = np.flatnonzero(labels < 0)
     if left.size:
         done = labels >= 0
+        g = int(labels.max()) + 1
         if leftover == "centroid":
             sums = np.zeros((g, arr.shape[1]))
             np.add.at(sums, labels[done], arr[done])
@@ -494,12 +563,18 @@ def ivmdav(X: Any, k: int, gamma: float = 1.16, *, candidates: int | None = None
     * Each candidate is tested in turn even after one is rejected.
     * Step 3 uses "at least :math:`2k`" so that no group exceeds :math:`2k-1`.
     """
-    arr, k, labels = _prepare(X, k)
-    if not np.isfinite(gamma) or gamma < 0:
-        raise ValueError(f"gamma must be a finite number >= 0, got {gamma}")
-    m = 2 * k if candidates is None else int(candidates)
-    if m < k:
-        raise ValueError(f"candidates must be at least k={k}, got {m}")
+    arr, k = _prepare(X, k)
+    gamma = _check_gamma(gamma)
+    m = 2 * k if candidates is None else check_count(candidates, "candidates", k)
+    if HAVE_NUMBA:
+        return _loops.ivmdav_loops(arr, k, gamma, m, bool(self_neighbour), arr.sum(axis=0))
+    return _ivmdav_numpy(arr, k, gamma, m, bool(self_neighbour))
+
+
+def _ivmdav_numpy(arr: np.ndarray, k: int, gamma: float, m: int,
+                  self_neighbour: bool) -> np.ndarray:
+    """:func:`ivmdav` on the vectorised numpy engine (used without numba)."""
+    labels = _unlabelled(arr)
     pool = _Pool(arr)
     g = 0
     while len(pool) >= 3 * k:

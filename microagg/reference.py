@@ -24,8 +24,17 @@ __all__ = ["mdav_reference", "mdav_single_reference", "vmdav_reference", "ivmdav
 
 
 def _d2(A: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Squared distances from the rows of ``A`` to ``v``, summed attribute by attribute.
+
+    The order of the additions is part of the tie rule: records that are equally
+    far in exact arithmetic can differ in the last bit depending on it, and all
+    of microagg's engines add the attributes in column order.
+    """
     diff = A - v
-    return np.einsum("ij,ij->i", diff, diff)
+    total = np.zeros(A.shape[0])
+    for j in range(A.shape[1]):
+        total += diff[:, j] ** 2
+    return total
 
 
 def _group_around(X: np.ndarray, remaining: np.ndarray, r: int, size: int) -> np.ndarray:

@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import microagg
-from microagg.core import relabel
 from microagg.mdav import mdav
 from microagg.risk import score_breakdown
 
@@ -60,30 +59,6 @@ def test_multivariate_breaks_k_anonymity():
     assert len(np.unique(single, axis=0)) <= len(X) // k
     assert len(np.unique(split, axis=0)) > len(X) // k
     assert G.k_anonymity_level(split) < k
-
-
-def test_fast_mdav_equals_reference_mdav():
-    rng = np.random.default_rng(5)
-    for trial in range(12):
-        n = int(rng.integers(10, 200))
-        X = rng.normal(size=(n, int(rng.integers(1, 5))))
-        if trial % 3 == 0:
-            X = X[rng.integers(0, n, size=n)]  # duplicate records (exact ties)
-        k = int(rng.integers(1, max(2, n // 3)))
-        assert np.array_equal(relabel(G._mdav_fast(X, k)), relabel(mdav(X, k)))
-
-
-@pytest.mark.data
-def test_fast_mdav_equals_reference_mdav_on_the_paper_data():
-    rng = np.random.default_rng(0)
-    for name in ("census", "water-treatment"):
-        Z = microagg.standardize(G.gomm_data(name).to_numpy())
-        for k in (5, 25, 100):
-            for _ in range(3):
-                cols = np.sort(rng.choice(Z.shape[1], size=int(rng.integers(1, Z.shape[1])),
-                                          replace=False))
-                A = np.ascontiguousarray(Z[:, cols])
-                assert np.array_equal(relabel(G._mdav_fast(A, k)), relabel(mdav(A, k)))
 
 
 class CountingMDAV:

@@ -12,7 +12,8 @@ Three tables, every number measured in this run:
    run) of :func:`microagg.mdav`, :func:`~microagg.mdav_single`,
    :func:`~microagg.vmdav` and :func:`~microagg.ivmdav` on Gaussian data
    (p = 10, k = 3, fixed seed), for n = 1,000, 10,000 and 100,000.
-2. The ratio of :func:`microagg.mdav` against the straightforward numpy MDAV
+2. The ratio of each method's time to MDAV's, and of :func:`microagg.mdav`
+   against the straightforward numpy MDAV
    :func:`microagg.reference.mdav_reference` (distances to all remaining
    records and a full ``argsort`` for every group), measured in the same run
    (not at n = 100,000: it would take far too long).
@@ -106,6 +107,12 @@ def main(argv: list[str] | None = None) -> int:
     if unknown or "mdav" not in args.methods:
         ap.error(f"--methods must include mdav and name only {', '.join(METHODS)}")
 
+    from microagg._jit import HAVE_NUMBA
+
+    for f in METHODS.values():  # warm up: load (or compile) the numba kernels before timing
+        f(gaussian(50), K)
+    engine = "compiled loops (numba)" if HAVE_NUMBA else "vectorised numpy (numba not installed)"
+    print(f"engine: {engine}")
     print(f"MDAV family on Gaussian data, p = {P}, k = {K}, seed {SEED}; "
           f"time = best of {args.repeat} (1 at n = 100,000), peak memory by tracemalloc")
     print("note: wall-clock times; a machine shared with other jobs inflates them\n")
@@ -113,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     print(row(["method", "n", "seconds", "cpu s", "peak MiB"], widths))
     ref_times: dict[int, float] = {}
     our_times: dict[int, float] = {}
+    all_times: dict[tuple[str, int], float] = {}
     for n in sizes:
         X = gaussian(n)
         repeat = 1 if n >= 100_000 else args.repeat
@@ -120,6 +128,7 @@ def main(argv: list[str] | None = None) -> int:
             f = METHODS[name]
             t = best_time(f, X, repeat)
             mem = peak_mib(f, X) if n < 100_000 else float("nan")
+            all_times[name, n] = t
             if name == "mdav":
                 our_times[n] = t
             print(row([name, f"{n:,}", f"{t:.3f}", f"{LAST_CPU[0]:.3f}", f"{mem:.1f}"], widths),
@@ -143,6 +152,13 @@ def main(argv: list[str] | None = None) -> int:
                        f"{ref_times[n] / our_times[n]:.1f}x"], widths2))
         else:
             print(row([f"{n:,}", "skipped", f"{our_times[n]:.3f}", "-"], widths2))
+    print()
+
+    print("each method's time over mdav's, same run (target at n = 10,000: at most 3)")
+    print(row(["method"] + [f"n={n:,}" for n in sizes], [12] + [11] * len(sizes)))
+    for name in args.methods:
+        print(row([name] + [f"{all_times[name, n] / our_times[n]:.2f}" for n in sizes],
+                  [12] + [11] * len(sizes)))
     print()
 
     print("mdav vs sdcMicro's C++ MDAV (k = 3; C++ times from ../shared/TOOLCHAIN.md)")

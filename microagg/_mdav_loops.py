@@ -4,9 +4,11 @@ r"""The MDAV family as plain loops, compiled by numba when it is installed.
 
 * these loops, used when numba is available (``pip install microagg[fast]``).
   Each pass over the unassigned records computes a squared distance per record
-  and keeps what the step needs (the farthest record, the :math:`k`-th smallest
-  distance, a running minimum) without building intermediate arrays; at
-  ``n = 1,000`` that is 10-20 times less work than calling numpy once per group;
+  and keeps what the step needs (the farthest record, the nearest few in a
+  small heap, a running minimum) without building intermediate arrays; at
+  ``n = 1,000`` this is about ten times faster than the numpy engine, whose
+  cost there is mostly the overhead of several numpy calls per group
+  (``tests/benchmarks/bench_mdav.py``);
 * the vectorised numpy :class:`~microagg.mdav._Pool`, used otherwise (Pyodide,
   JupyterLite, ``MICROAGG_DISABLE_NUMBA=1``).
 

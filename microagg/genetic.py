@@ -46,6 +46,7 @@ therefore the same labels.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -82,21 +83,27 @@ _M32 = 0xFFFFFFFF
 # --------------------------------------------------------------------------------------
 
 @njit(nogil=True, inline="always")
-def _next_u32(state: np.ndarray) -> int:
-    """Marsaglia's xorshift128: four 32-bit words of state, period 2**128 - 1.
+def _xorshift128(s0: int, s1: int, s2: int, s3: int) -> tuple[int, int, int, int]:
+    """One step of Marsaglia's xorshift128: four 32-bit words of state, period 2**128 - 1.
 
+    Returns the new state ``(s1, s2, s3, w)``; its last word ``w`` is the output.
     Only shifts, xors and masks of values below 2**43 are used, so the int64
     arithmetic of numba and Python's integers agree bit for bit.
     """
-    t = state[0]
-    t = (t ^ (t << 11)) & _M32
-    state[0] = state[1]
-    state[1] = state[2]
-    state[2] = state[3]
-    w = state[3]
-    w = (w ^ (w >> 19)) ^ (t ^ (t >> 8))
-    state[3] = w
-    return w
+    t = (s0 ^ (s0 << 11)) & _M32
+    w = (s3 ^ (s3 >> 19)) ^ (t ^ (t >> 8))
+    return s1, s2, s3, w
+
+
+@njit(nogil=True, inline="always")
+def _next_u32(state: np.ndarray) -> int:
+    """The next output of the xorshift128 generator whose four words are ``state``."""
+    s0, s1, s2, s3 = _xorshift128(state[0], state[1], state[2], state[3])
+    state[0] = s0
+    state[1] = s1
+    state[2] = s2
+    state[3] = s3
+    return s3
 
 
 @njit(nogil=True, inline="always")
@@ -161,6 +168,19 @@ def _move(X: np.ndarray, lab: np.ndarray, counts: np.ndarray, sums: np.ndarray,
             sums[g, j] += X[i, j]
 
 
+@njit(nogil=True, inline="always")
+def _transfer(X: np.ndarray, lab: np.ndarray, counts: np.ndarray, sums: np.ndarray,
+              i: int, g: int) -> None:
+    """Move record ``i`` from its group to group ``g``: :func:`_move` for two groups."""
+    h = lab[i]
+    lab[i] = g
+    counts[h] -= 1
+    counts[g] += 1
+    for j in range(X.shape[1]):
+        sums[h, j] -= X[i, j]
+        sums[g, j] += X[i, j]
+
+
 @njit(nogil=True)
 def _repair(X: np.ndarray, lab: np.ndarray, k: int, G: int, counts: np.ndarray,
             sums: np.ndarray, free: np.ndarray) -> None:
@@ -189,19 +209,60 @@ def _repair(X: np.ndarray, lab: np.ndarray, k: int, G: int, counts: np.ndarray,
     A feasible chromosome is left unchanged (there is nothing to trim, complete
     or dissolve). On return ``counts`` and ``sums`` hold the sizes and attribute
     sums of the groups under ``lab``.
+
+    The work is done by :func:`_trim_and_complete` (steps 1-2, all that most
+    children need) and :func:`_place_loose` (steps 2b-4, only when records are
+    left without a group); :func:`_ga_core` calls the two itself, with work
+    arrays allocated once per run. ``free`` (length ``n``) is work space.
+    """
+    n = X.shape[0]
+    head = np.empty(G, dtype=np.int64)
+    nxt = np.empty(n, dtype=np.int64)
+    donors = np.empty(G, dtype=np.int64)
+    if _trim_and_complete(X, lab, k, G, counts, sums, head, nxt, donors):
+        _place_loose(X, lab, k, G, counts, sums, free)
+
+
+# error_model="numpy": no zero-division checks (no divisor here can be zero); without
+# the exception paths numba can drop all reference counting from the loops below.
+@njit(nogil=True, error_model="numpy")
+def _trim_and_complete(X: np.ndarray, lab: np.ndarray, k: int, G: int, counts: np.ndarray,
+                       sums: np.ndarray, head: np.ndarray, nxt: np.ndarray,
+                       donors: np.ndarray) -> bool:
+    """Steps 1-2 of :func:`_repair`: trim oversized groups, complete undersized ones.
+
+    First sets ``counts`` and ``sums`` for ``lab`` and chains the members of
+    each group into a list (``head[g]``: its last record, ``nxt[i]``: the
+    previous record of the same group, ``-1``: none), so that the candidates of
+    step 2 are found without scanning all records. ``donors`` (length ``G``) is
+    work space.
+
+    Returns
+    -------
+    bool
+        Whether records were left without a group (trimmed, or in an undersized
+        group that could not be completed). If not, ``lab`` is now a feasible
+        k-partition; if so, :func:`_place_loose` finishes the repair.
     """
     n, p = X.shape
     kmax = 2 * k - 1
     for g in range(G):
         counts[g] = 0
+        head[g] = -1
         for j in range(p):
             sums[g, j] = 0.0
     for i in range(n):
         g = lab[i]
         counts[g] += 1
+        nxt[i] = head[g]
+        head[g] = i
         for j in range(p):
             sums[g, j] += X[i, j]
-    # 1. trim oversized groups: drop the member farthest from the centroid
+    # 1. trim oversized groups: drop the member farthest from the centroid. Then note
+    # the groups that can spare records ("donors": more than k members) and how many.
+    loose = 0  # records left without a group
+    ndonors = 0
+    spare = 0
     for g in range(G):
         while counts[g] > kmax:
             far = -1
@@ -212,28 +273,56 @@ def _repair(X: np.ndarray, lab: np.ndarray, k: int, G: int, counts: np.ndarray,
                     if d > far_d:
                         far_d = d
                         far = i
-            _move(X, lab, counts, sums, far, -1)
-    # 2. complete undersized groups from records other groups can spare, if possible
+            # drop ``far``: _move(X, lab, counts, sums, far, -1) written out (inlined,
+            # _move's branches would make numba keep reference counting here)
+            lab[far] = -1
+            counts[g] -= 1
+            for j in range(p):
+                sums[g, j] -= X[far, j]
+            loose += 1
+        if counts[g] > k:
+            donors[ndonors] = g
+            ndonors += 1
+            spare += counts[g] - k
+    # 2. complete undersized groups from records other groups can spare, if possible.
+    # Each move takes one spare record; no group becomes a donor here (a group being
+    # completed stops at k), so the candidates are the members of the donors that
+    # still have more than k.
     for g in range(G):
         if counts[g] == 0 or counts[g] >= k:
             continue
-        spare = 0
-        for h in range(G):
-            if h != g and counts[h] > k:
-                spare += counts[h] - k
         if spare < k - counts[g]:
+            loose += counts[g]  # dissolved in step 2b
             continue
         while counts[g] < k:
             near = -1
             near_d = np.inf
-            for i in range(n):
-                h = lab[i]
-                if h >= 0 and h != g and counts[h] > k:
-                    d = _sqdist_to_centre(X, i, sums, g, counts[g])
-                    if d < near_d:
-                        near_d = d
-                        near = i
-            _move(X, lab, counts, sums, near, g)
+            for t in range(ndonors):
+                h = donors[t]
+                if counts[h] > k:
+                    i = head[h]
+                    while i >= 0:
+                        if lab[i] == h:  # not moved away already
+                            d = _sqdist_to_centre(X, i, sums, g, counts[g])
+                            # ties go to the lowest record index (an index-order scan)
+                            if d < near_d or (d == near_d and i < near):
+                                near_d = d
+                                near = i
+                        i = nxt[i]
+            _transfer(X, lab, counts, sums, near, g)
+            spare -= 1
+    return loose > 0
+
+
+@njit(nogil=True)
+def _place_loose(X: np.ndarray, lab: np.ndarray, k: int, G: int, counts: np.ndarray,
+                 sums: np.ndarray, free: np.ndarray) -> None:
+    """Steps 2b-4 of :func:`_repair`, after :func:`_trim_and_complete`.
+
+    ``free`` (length ``n``) is work space.
+    """
+    n, p = X.shape
+    kmax = 2 * k - 1
     # 2b. dissolve the undersized groups that could not be completed
     for i in range(n):
         g = lab[i]
@@ -378,6 +467,33 @@ def _roulette(state: np.ndarray, fitness: np.ndarray, total: float) -> int:
     return last
 
 
+@njit(nogil=True, inline="always")
+def _mutate(state: np.ndarray, child: np.ndarray, G: int, rate: float) -> bool:
+    """Move every record, with probability ``rate``, to a uniformly drawn group.
+
+    Gene by gene the draws are those of ``_uniform(state) < rate`` and then
+    ``_randint(state, G)``; the generator's words are kept in local variables
+    meanwhile (registers, once compiled) and written back at the end. Returns
+    whether a label changed.
+    """
+    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
+    below = math.ceil(rate * 4294967296.0)  # w / 2**32 < rate  <=>  w < below
+    changed = False
+    for i in range(child.shape[0]):
+        s0, s1, s2, s3 = _xorshift128(s0, s1, s2, s3)
+        if s3 < below:
+            s0, s1, s2, s3 = _xorshift128(s0, s1, s2, s3)
+            g = (s3 * G) >> 32
+            if g != child[i]:
+                changed = True
+                child[i] = g
+    state[0] = s0
+    state[1] = s1
+    state[2] = s2
+    state[3] = s3
+    return changed
+
+
 @njit(nogil=True)
 def _ga_core(X: np.ndarray, k: int, pop: np.ndarray, n_given: int, mutation_rate: float,
              crossover_rate: float, iterations: int, state: np.ndarray,
@@ -397,6 +513,9 @@ def _ga_core(X: np.ndarray, k: int, pop: np.ndarray, n_given: int, mutation_rate
     counts = np.zeros(G, dtype=np.int64)
     sums = np.zeros((G, p))
     free = np.zeros(n, dtype=np.int64)
+    head = np.zeros(G, dtype=np.int64)  # work arrays of _repair's steps
+    nxt = np.zeros(n, dtype=np.int64)
+    donors = np.zeros(G, dtype=np.int64)
     tmp = np.zeros(G, dtype=np.int64)
     fit = np.zeros(P)
     sse_pop = np.zeros(P)
@@ -443,13 +562,11 @@ def _ga_core(X: np.ndarray, k: int, pop: np.ndarray, n_given: int, mutation_rate
                         changed = changed or child[i] != pop[first, i]
                     else:
                         child[i] = pop[first, i]
-                for i in range(n):  # mutation: move the record to a random group
-                    if _uniform(state) < mutation_rate:
-                        g = _randint(state, G)
-                        changed = changed or g != child[i]
-                        child[i] = g
-                if changed:
-                    _repair(X, child, k, G, counts, sums, free)
+                if _mutate(state, child, G, mutation_rate):
+                    changed = True
+                if changed:  # _repair, with the work arrays allocated above
+                    if _trim_and_complete(X, child, k, G, counts, sums, head, nxt, donors):
+                        _place_loose(X, child, k, G, counts, sums, free)
                     child_sse[c] = _sse_from_sums(total_ss, counts, sums)
                     _canonical(child, G, tmp)
                 else:  # an exact copy of its first parent: nothing to repair or evaluate

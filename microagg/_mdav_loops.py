@@ -270,33 +270,13 @@ def _last_groups(X, k, rows, m, total, labels, g, c, d, out, dist, taken):  # ty
 
 
 @njit
-def mdav_loops(X, k, total):  # type: ignore[no-untyped-def]
-    """MDAV (survey Algorithm 1); see :func:`microagg.mdav.mdav`."""
-    n, p = X.shape
-    labels = np.full(n, -1, np.int64)
-    rows = np.arange(n)
-    d = np.empty(n)
-    out = np.empty(k, np.int64)
-    dist = np.empty(k)
-    taken = np.zeros(n, np.bool_)
-    c = np.empty(p)
-    m = n
-    g = 0
-    while m >= 3 * k:
-        r = _farthest_from_centroid(X, rows, m, total, c)
-        _flag(taken, out, _group_around(X, rows, m, r, k, taken, out, dist, d))
-        m = _remove(X, rows, m, taken, labels, g, total, d)
-        s = _argmax(d, m)  # farthest from x_r: d still holds the distances to it
-        _flag(taken, out, _group_around(X, rows, m, s, k, taken, out, dist, d))
-        m = _remove(X, rows, m, taken, labels, g + 1, total, d)
-        g += 2
-    _last_groups(X, k, rows, m, total, labels, g, c, d, out, dist, taken)
-    return labels
+def mdav_loops(X, k, total, two_groups):  # type: ignore[no-untyped-def]
+    r"""MDAV (``two_groups=True``) or MDAV-single-group (``False``).
 
-
-@njit
-def mdav_single_loops(X, k, total):  # type: ignore[no-untyped-def]
-    """MDAV-single-group; see :func:`microagg.mdav.mdav_single`."""
+    See :func:`microagg.mdav.mdav` (survey Algorithm 1: a group around
+    :math:`\mathbf{x}_r` and one around :math:`\mathbf{x}_s` per round) and
+    :func:`microagg.mdav.mdav_single` (only the first of the two).
+    """
     n, p = X.shape
     labels = np.full(n, -1, np.int64)
     rows = np.arange(n)
@@ -312,6 +292,11 @@ def mdav_single_loops(X, k, total):  # type: ignore[no-untyped-def]
         _flag(taken, out, _group_around(X, rows, m, r, k, taken, out, dist, d))
         m = _remove(X, rows, m, taken, labels, g, total, d)
         g += 1
+        if two_groups:
+            s = _argmax(d, m)  # farthest from x_r: d still holds the distances to it
+            _flag(taken, out, _group_around(X, rows, m, s, k, taken, out, dist, d))
+            m = _remove(X, rows, m, taken, labels, g, total, d)
+            g += 1
     _last_groups(X, k, rows, m, total, labels, g, c, d, out, dist, taken)
     return labels
 

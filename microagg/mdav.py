@@ -310,7 +310,7 @@ def mdav(X: Any, k: int) -> np.ndarray:
     """
     arr, k = _prepare(X, k)
     if HAVE_NUMBA:
-        return _loops.mdav_loops(arr, k, arr.sum(axis=0))
+        return _loops.mdav_loops(arr, k, arr.sum(axis=0), True)
     return _mdav_numpy(arr, k)
 
 
@@ -359,7 +359,7 @@ def mdav_single(X: Any, k: int) -> np.ndarray:
     """
     arr, k = _prepare(X, k)
     if HAVE_NUMBA:
-        return _loops.mdav_single_loops(arr, k, arr.sum(axis=0))
+        return _loops.mdav_loops(arr, k, arr.sum(axis=0), False)
     return _mdav_single_numpy(arr, k)
 
 

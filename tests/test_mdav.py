@@ -144,9 +144,9 @@ def _loops_engine(name, X, k, python=False, **params):
         return getattr(f, "py_func", f) if python else f
 
     if name == "mdav":
-        return get(_LOOPS.mdav_loops)(arr, k, arr.sum(axis=0))
+        return get(_LOOPS.mdav_loops)(arr, k, arr.sum(axis=0), True)
     if name == "mdav_single":
-        return get(_LOOPS.mdav_single_loops)(arr, k, arr.sum(axis=0))
+        return get(_LOOPS.mdav_loops)(arr, k, arr.sum(axis=0), False)
     if name == "vmdav":
         to_c = _MDAV._sqdist(arr, arr.mean(axis=0))
         labels = get(_LOOPS.vmdav_loops)(arr, k, float(params.get("gamma", 0.2)), to_c)

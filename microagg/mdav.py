@@ -567,7 +567,9 @@ def ivmdav(X: Any, k: int, gamma: float = 1.16, *, candidates: int | None = None
     gamma = _check_gamma(gamma)
     m = 2 * k if candidates is None else check_count(candidates, "candidates", k)
     if HAVE_NUMBA:
-        return _loops.ivmdav_loops(arr, k, gamma, m, bool(self_neighbour), arr.sum(axis=0))
+        # (more candidates than records changes nothing: the search stops at the records left)
+        return _loops.ivmdav_loops(arr, k, gamma, min(m, arr.shape[0]), bool(self_neighbour),
+                                   arr.sum(axis=0))
     return _ivmdav_numpy(arr, k, gamma, m, bool(self_neighbour))
 
 

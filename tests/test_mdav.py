@@ -278,6 +278,9 @@ def test_ivmdav_more_candidates_is_a_valid_partition():
     X = np.random.default_rng(6).normal(size=(300, 3))
     labels = ma.ivmdav(X, 3, candidates=9)
     assert ma.is_k_partition(labels, 3, max_size=5)
+    # more candidates than records: all remaining records are candidates, nothing breaks
+    assert np.array_equal(ma.ivmdav(X[:40], 3, candidates=10**12),
+                          ma.ivmdav(X[:40], 3, candidates=40))
 
 
 def test_no_quadratic_memory():

@@ -85,6 +85,13 @@ def _farthest_from_centroid(X, rows, m, total, c):  # type: ignore[no-untyped-de
     return best
 
 
+@njit(inline="always")
+def _after(d1, a1, d2, a2):  # type: ignore[no-untyped-def]
+    """Whether (distance ``d1``, position ``a1``) comes after (``d2``, ``a2``): farther, or
+    equally far and later in the input."""
+    return d1 > d2 or (d1 == d2 and a1 > a2)
+
+
 @njit
 def _offer(heap_d, heap_a, count, size, s, a):  # type: ignore[no-untyped-def]
     """Offer record position ``a`` at squared distance ``s`` to a max-heap of the best ``size``.
@@ -94,17 +101,17 @@ def _offer(heap_d, heap_a, count, size, s, a):  # type: ignore[no-untyped-def]
     of a stable sort. Returns the new number of entries.
     """
     if count == size:
-        if s > heap_d[0] or (s == heap_d[0] and a > heap_a[0]):
+        if _after(s, a, heap_d[0], heap_a[0]):
             return count  # not better than the worst kept: the usual, cheap case
         i = 0  # replace the worst (the root) and sift down
         while True:
             child = 2 * i + 1
             if child >= count:
                 break
-            if child + 1 < count and (heap_d[child + 1] > heap_d[child] or (
-                    heap_d[child + 1] == heap_d[child] and heap_a[child + 1] > heap_a[child])):
+            if child + 1 < count and _after(heap_d[child + 1], heap_a[child + 1],
+                                            heap_d[child], heap_a[child]):
                 child += 1
-            if heap_d[child] > s or (heap_d[child] == s and heap_a[child] > a):
+            if _after(heap_d[child], heap_a[child], s, a):
                 heap_d[i] = heap_d[child]
                 heap_a[i] = heap_a[child]
                 i = child
@@ -116,7 +123,7 @@ def _offer(heap_d, heap_a, count, size, s, a):  # type: ignore[no-untyped-def]
     i = count  # not yet full: append and sift up
     while i > 0:
         parent = (i - 1) // 2
-        if heap_d[parent] < s or (heap_d[parent] == s and heap_a[parent] < a):
+        if _after(s, a, heap_d[parent], heap_a[parent]):
             heap_d[i] = heap_d[parent]
             heap_a[i] = heap_a[parent]
             i = parent
@@ -134,7 +141,7 @@ def _sort_pairs(dist, out, count):  # type: ignore[no-untyped-def]
         s = dist[i]
         a = out[i]
         j = i
-        while j > 0 and (dist[j - 1] > s or (dist[j - 1] == s and out[j - 1] > a)):
+        while j > 0 and _after(dist[j - 1], out[j - 1], s, a):
             dist[j] = dist[j - 1]
             out[j] = out[j - 1]
             j -= 1

@@ -311,11 +311,11 @@ def mdav(X: Any, k: int) -> np.ndarray:
     arr, k = _prepare(X, k)
     if HAVE_NUMBA:
         return _loops.mdav_loops(arr, k, arr.sum(axis=0), True)
-    return _mdav_numpy(arr, k)
+    return _mdav_numpy(arr, k, True)
 
 
-def _mdav_numpy(arr: np.ndarray, k: int) -> np.ndarray:
-    """:func:`mdav` on the vectorised numpy engine (used without numba)."""
+def _mdav_numpy(arr: np.ndarray, k: int, two_groups: bool) -> np.ndarray:
+    """:func:`mdav` (``two_groups=True``) or :func:`mdav_single` on the numpy engine."""
     labels = _unlabelled(arr)
     pool = _Pool(arr)
     g = 0
@@ -323,9 +323,11 @@ def _mdav_numpy(arr: np.ndarray, k: int) -> np.ndarray:
         r = pool.farthest(pool.centroid())
         xr = pool.X[r].copy()
         labels[pool.remove(pool.group_around(r, k))] = g
-        s = pool.farthest(xr)
-        labels[pool.remove(pool.group_around(s, k))] = g + 1
-        g += 2
+        g += 1
+        if two_groups:
+            s = pool.farthest(xr)
+            labels[pool.remove(pool.group_around(s, k))] = g
+            g += 1
     return _last_groups(pool, labels, g, k)
 
 
@@ -360,19 +362,7 @@ def mdav_single(X: Any, k: int) -> np.ndarray:
     arr, k = _prepare(X, k)
     if HAVE_NUMBA:
         return _loops.mdav_loops(arr, k, arr.sum(axis=0), False)
-    return _mdav_single_numpy(arr, k)
-
-
-def _mdav_single_numpy(arr: np.ndarray, k: int) -> np.ndarray:
-    """:func:`mdav_single` on the vectorised numpy engine (used without numba)."""
-    labels = _unlabelled(arr)
-    pool = _Pool(arr)
-    g = 0
-    while len(pool) >= 3 * k:
-        r = pool.farthest(pool.centroid())
-        labels[pool.remove(pool.group_around(r, k))] = g
-        g += 1
-    return _last_groups(pool, labels, g, k)  # the same step once more, then the rest
+    return _mdav_numpy(arr, k, False)
 
 
 def vmdav(X: Any, k: int, gamma: float = 0.2, *, leftover: str = "centroid") -> np.ndarray:

@@ -124,9 +124,9 @@ def _numpy_engine(name, X, k, **params):
     """Run ``name`` on the vectorised numpy engine, whatever is installed."""
     arr = np.ascontiguousarray(X, dtype=float)
     if name == "mdav":
-        return _MDAV._mdav_numpy(arr, k)
+        return _MDAV._mdav_numpy(arr, k, True)
     if name == "mdav_single":
-        return _MDAV._mdav_single_numpy(arr, k)
+        return _MDAV._mdav_numpy(arr, k, False)
     if name == "vmdav":
         to_c = _MDAV._sqdist(arr, arr.mean(axis=0))
         labels = _MDAV._vmdav_numpy(arr, k, params.get("gamma", 0.2), to_c)

@@ -1,20 +1,23 @@
 """microagg: microaggregation for statistical disclosure control.
 
 The companion package of the *microagg* textbook. A partition is an ``(n,)``
-integer array of group labels; algorithms take a 2-D float array and return
-labels; :func:`aggregate` publishes the group centroids.
+integer array of group labels; the algorithms take a 2-D float array and ``k``
+and return labels; :func:`aggregate` publishes the group centroids and
+:func:`microaggregate` does the whole job on a table.
 
-Modules (one idea each): :mod:`~microagg.core` (SSE, SST, IL, centroids),
-:mod:`~microagg.datasets`, :mod:`~microagg.published` (the papers' numbers),
-:mod:`~microagg.optimal` (exact solutions for small or univariate data),
-:mod:`~microagg.mdav` (MDAV, MDAV-single-group, V-MDAV, IV-MDAV),
-:mod:`~microagg.genetic` (GA and the MDAV+GA hybrid), :mod:`~microagg.risk`
-(disclosure risk), :mod:`~microagg.gomm` (attribute grouping),
-:mod:`~microagg.widgets` and :mod:`~microagg.cli`.
+The functions and classes below are the public API; they are implemented in
+private modules (``_core``, ``_mdav``, ``_genetic``, ``_gomm``, ...). Public
+subpackages: :mod:`microagg.datasets` (reference and synthetic data),
+:mod:`microagg.published` (the papers' numbers), :mod:`microagg.reproductions`
+(the papers' tables, regenerated), :mod:`microagg.views` (the chapters' figures and
+explorers), :mod:`microagg.teaching` (step-by-step re-runs and small experiments)
+and :mod:`microagg.reference` (slow, readable oracles).
+
+Book: :ref:`chap-foundations`.
 """
 
-from . import datasets
-from .core import (
+from . import datasets, published  # noqa: F401  (public subpackages)
+from ._core import (
     aggregate,
     group_sizes,
     information_loss,
@@ -24,16 +27,24 @@ from .core import (
     sst,
     standardize,
 )
-
-# -- each module below adds its own public names here --------------------------------
-# isort: split
-from . import published, tables
-from .genetic import ga_partition, hybrid
-from .gomm import GommResult, gomm, multivariate, score_grouping
-from .mdav import ivmdav, mdav, mdav_single, vmdav
-from .optimal import optimal_partition, optimal_univariate
-from .protect import MicroaggregationInfo, microaggregate
-from .risk import (
+from ._genetic import GAResult, ga_partition
+from ._gomm import GommResult, gomm
+from ._gomm_eval import (
+    gomm_cache_clear,
+    gomm_cache_info,
+    k_anonymity_level,
+    multivariate,
+    score_grouping,
+)
+from ._gomm_ops import gomm_crossover, gomm_mutate
+from ._hybrid import HybridResult, hybrid, macrogroups
+from ._jit import numba_enabled
+from ._mdav import ivmdav, mdav, mdav_single, vmdav
+from ._methods import list_methods
+from ._optimal import UnivariateGraph, optimal_partition, optimal_univariate, univariate_graph
+from ._protect import MicroaggregationInfo, microaggregate
+from ._risk import (
+    ScoreBreakdown,
     disclosure_risk,
     distance_linkage_disclosure,
     interval_disclosure,
@@ -44,34 +55,50 @@ from .risk import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "gomm",
-    "GommResult",
-    "multivariate",
-    "score_grouping",
+    # partitions and information loss
+    "standardize",
+    "sse",
+    "sst",
+    "information_loss",
+    "aggregate",
+    "group_sizes",
+    "is_k_partition",
+    "relabel",
+    # exact solutions
+    "optimal_univariate",
+    "optimal_partition",
+    "univariate_graph",
+    "UnivariateGraph",
+    # the MDAV family
+    "mdav",
+    "mdav_single",
+    "vmdav",
+    "ivmdav",
+    "list_methods",
+    # genetic
+    "ga_partition",
+    "GAResult",
+    "hybrid",
+    "HybridResult",
+    "macrogroups",
+    # disclosure risk and GOMM
     "distance_linkage_disclosure",
     "interval_disclosure",
     "disclosure_risk",
     "score",
     "score_breakdown",
-    "tables",
-    "ga_partition",
-    "hybrid",
+    "ScoreBreakdown",
+    "multivariate",
+    "score_grouping",
+    "k_anonymity_level",
+    "gomm",
+    "GommResult",
+    "gomm_crossover",
+    "gomm_mutate",
+    "gomm_cache_info",
+    "gomm_cache_clear",
+    # tables
     "microaggregate",
     "MicroaggregationInfo",
-    "mdav",
-    "mdav_single",
-    "vmdav",
-    "ivmdav",
-    "published",
-    "aggregate",
-    "datasets",
-    "group_sizes",
-    "information_loss",
-    "is_k_partition",
-    "relabel",
-    "sse",
-    "sst",
-    "standardize",
-    "optimal_partition",
-    "optimal_univariate",
+    "numba_enabled",
 ]

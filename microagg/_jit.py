@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["njit", "HAVE_NUMBA"]
+__all__ = ["njit", "HAVE_NUMBA", "numba_enabled"]
 
 try:  # pragma: no cover - depends on the environment
     if os.environ.get("MICROAGG_DISABLE_NUMBA") == "1":
@@ -36,3 +36,14 @@ def njit(func: Callable[..., Any] | None = None, **kwargs: Any) -> Any:
         return _numba.njit(cache=True, **kwargs)(f)
 
     return wrap(func) if func is not None else wrap
+
+
+def numba_enabled() -> bool:
+    """Whether the compiled (numba) engines are in use.
+
+    ``False`` when numba is not installed, or disabled with ``NUMBA_DISABLE_JIT=1``
+    or ``MICROAGG_DISABLE_NUMBA=1``; every result is the same either way.
+
+    Book: :ref:`chap-mdav`.
+    """
+    return HAVE_NUMBA

@@ -12,6 +12,7 @@ Synthetic data sets are never stored either: each is a seeded function here.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
@@ -21,8 +22,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._core import standardize
+
 __all__ = [
     "load",
+    "standardized",
     "data_dir",
     "install_raw",
     "FILES",
@@ -92,6 +96,8 @@ def data_dir() -> Path:
 
     The checkout is found by walking up from the working folder (so notebooks in
     ``chapters/`` and a non-editable install both find it), then from this file.
+
+    Book: :ref:`chap-foundations`.
     """
     env = os.environ.get("MICROAGG_DATA")
     if env:
@@ -155,9 +161,11 @@ def _verified(path: Path) -> Path:
     return path
 
 
-def install_raw(source: str | os.PathLike[str], dest: str | os.PathLike[str] | None = None,
+def install_raw(source: str | os.PathLike[str], *, dest: str | os.PathLike[str] | None = None,
                 names: Iterable[str] | None = None) -> Path:
     """Copy the raw reference files from ``source`` into ``dest`` and verify them.
+
+    Book: :ref:`chap-foundations`.
 
     Parameters
     ----------
@@ -229,6 +237,8 @@ def _cached(fname: str, folder: Path | None) -> pd.DataFrame:
 def load(name: str, *, folder: str | os.PathLike[str] | None = None) -> pd.DataFrame:
     """Load a reference data set as a pandas DataFrame.
 
+    Book: :ref:`chap-foundations`.
+
     Parameters
     ----------
     name : {"census", "eia", "tarragona", "water-treatment", "eia-full", "water-treatment-full"}
@@ -264,6 +274,29 @@ def load(name: str, *, folder: str | os.PathLike[str] | None = None) -> pd.DataF
     return df.copy()
 
 
+@functools.cache
+def _standardized(name: str) -> np.ndarray:
+    Z = np.asarray(standardize(load(name)), dtype=float)
+    Z.setflags(write=False)
+    return Z
+
+
+def standardized(name: str) -> np.ndarray:
+    """A reference data set as z-scores (population standard deviation), cached per session.
+
+    The convention under which the published MDAV results reproduce (SST is
+    ``n * p``). The array is read-only; copy it before changing it.
+
+    Book: :ref:`chap-foundations`.
+
+    Examples
+    --------
+    >>> standardized("census").shape  # doctest: +SKIP
+    (1080, 13)
+    """
+    return _standardized(name.lower())
+
+
 # --------------------------------------------------------------------------------------
 # Synthetic data sets (never stored: each is a seeded function)
 # --------------------------------------------------------------------------------------
@@ -272,7 +305,9 @@ def vmdav_example() -> np.ndarray:
     """The 13 two-dimensional records of Example 1 in Solanas & Martinez-Balleste (2006).
 
     Four records sit near the origin, three around (19.5, 11) and six around
-    (19, 20); with ``k = 3`` MDAV splits the natural clusters (chapter 3).
+    (19, 20); with ``k = 3`` MDAV splits the natural clusters (:ref:`chap-vmdav`).
+
+    Book: :ref:`chap-vmdav`.
     """
     return np.array([
         (2.4, 3), (1.68, 4.9), (3.18, 5.54), (5.32, 3.6), (18.68, 11.49), (20.14, 9.56),
@@ -281,19 +316,21 @@ def vmdav_example() -> np.ndarray:
     ], dtype=float)  # fmt: skip
 
 
-def scattered(n: int = 1000, seed: int | None = 0, *, low: float = -10_000.0,
+def scattered(n: int = 1000, *, seed: int | None = 0, low: float = -10_000.0,
               high: float = 10_000.0, p: int = 2) -> np.ndarray:
     """The genetic paper's "Scattered" data: ``n`` records drawn uniformly from a box.
 
     Martinez-Balleste et al. (2007, Sec. 4) draw both attributes from
     ``[-10000, 10000]`` by simple random sampling; we do the same with numpy's
     PCG64 generator seeded by ``seed``.
+
+    Book: :ref:`chap-foundations`.
     """
     rng = np.random.default_rng(seed)
     return rng.uniform(low, high, size=(n, p))
 
 
-def clustered(n: int = 1000, seed: int | None = 0, *, low: float = -10_000.0,
+def clustered(n: int = 1000, *, seed: int | None = 0, low: float = -10_000.0,
               high: float = 10_000.0, sizes: tuple[int, int] = (3, 5),
               spread: float = 0.01) -> np.ndarray:
     """The genetic paper's "Clustered" data: natural clusters of 3 to 5 records.
@@ -307,6 +344,8 @@ def clustered(n: int = 1000, seed: int | None = 0, *, low: float = -10_000.0,
     each member sits at the centre plus a uniform offset of half-width
     ``spread * (high - low) / 2`` (1% of the range by default). The records are
     returned in random order.
+
+    Book: :ref:`chap-foundations`.
     """
     rng = np.random.default_rng(seed)
     lo, hi = sizes
@@ -347,6 +386,8 @@ def synthetic_clustered(n: int = 1000, p: int = 2, *, n_clusters: int | None = N
     which V-MDAV gains most at ``k = 3``. ``n_clusters`` instead splits the
     ``n`` records into that many clusters of (almost) equal size.
 
+    Book: :ref:`chap-vmdav`.
+
     Parameters
     ----------
     n, p : int
@@ -371,7 +412,7 @@ def synthetic_clustered(n: int = 1000, p: int = 2, *, n_clusters: int | None = N
         synthetic3    500  10  (4, 6)        0.03
         ============  ===  ==  ============  ======
 
-        These are *re-creations*, tuned (chapter 3, ``chapters/03_vmdav.md``) so
+        These are *re-creations*, tuned (:ref:`chap-vmdav` so
         that MDAV and V-MDAV show the qualitative picture of the paper's Table 1
         (a large V-MDAV gain at ``k = 3`` on sets 1 and 2 and at ``k = 4`` on
         set 3); they are not the paper's data and their numbers differ.

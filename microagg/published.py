@@ -99,6 +99,8 @@ _STRING_COLUMNS = ("paper", "table", "dataset", "method", "parameters", "metric"
 def data_dir() -> Path:
     """Return the folder holding the transcribed CSV files.
 
+    Book: :ref:`chap-ivmdav`.
+
     Returns
     -------
     pathlib.Path
@@ -216,6 +218,8 @@ def _apply_filters(df: pd.DataFrame, paper: str, filters: dict[str, Any]) -> pd.
 def table(paper: str, table: int | str | None = None, **filters: Any) -> pd.DataFrame:
     """Return a paper's published numbers as a tidy table.
 
+    Book: :ref:`chap-ivmdav`.
+
     Parameters
     ----------
     paper : str
@@ -272,6 +276,8 @@ def value(
 ) -> float:
     """Return one published number.
 
+    Book: :ref:`chap-ivmdav`.
+
     Parameters
     ----------
     paper, table, dataset, method, metric : str
@@ -327,11 +333,14 @@ def pivot(
     table: int | str,
     dataset: str,
     metric: str,
+    *,
     index: str = "method",
     columns: str = "k",
     **filters: Any,
 ) -> pd.DataFrame:
     """Return one metric of one data set as a wide table (e.g. methods x k).
+
+    Book: :ref:`chap-ivmdav`.
 
     Parameters
     ----------
@@ -386,6 +395,8 @@ def pivot(
 def list_tables() -> pd.DataFrame:
     """List the transcribed tables.
 
+    Book: :ref:`chap-ivmdav`.
+
     Returns
     -------
     pandas.DataFrame
@@ -439,6 +450,8 @@ def adhoc_groupings(
     non-correlated ones. Also included are the two special groupings its
     Section 5 describes in words: all attributes in one group (``g38`` for
     Water-treatment, ``g12`` for Census) and one group per attribute (``g1``).
+
+    Book: :ref:`chap-ivmdav`.
 
     Parameters
     ----------

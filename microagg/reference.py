@@ -49,7 +49,10 @@ def _farthest(X: np.ndarray, remaining: np.ndarray, v: np.ndarray) -> int:
 
 
 def mdav_reference(X: Any, k: int) -> np.ndarray:
-    """MDAV, survey Algorithm 1, written plainly (see :func:`microagg.mdav`)."""
+    """MDAV, survey Algorithm 1, written plainly (see :func:`microagg.mdav`).
+
+    Book: :ref:`chap-mdav`.
+    """
     X = as_matrix(X)
     k = check_k(k, X.shape[0])
     labels = np.full(X.shape[0], -1, dtype=np.int64)
@@ -74,7 +77,10 @@ def mdav_reference(X: Any, k: int) -> np.ndarray:
 
 
 def mdav_single_reference(X: Any, k: int) -> np.ndarray:
-    """MDAV-single-group written plainly (see :func:`microagg.mdav_single`)."""
+    """MDAV-single-group written plainly (see :func:`microagg.mdav_single`).
+
+    Book: :ref:`chap-mdav`.
+    """
     X = as_matrix(X)
     k = check_k(k, X.shape[0])
     labels = np.full(X.shape[0], -1, dtype=np.int64)
@@ -89,8 +95,12 @@ def mdav_single_reference(X: Any, k: int) -> np.ndarray:
     return labels
 
 
-def vmdav_reference(X: Any, k: int, gamma: float = 0.2, leftover: str = "centroid") -> np.ndarray:
-    """V-MDAV written plainly (see :func:`microagg.vmdav` for the readings)."""
+def vmdav_reference(X: Any, k: int, *, gamma: float = 0.2,
+                    leftover: str = "centroid") -> np.ndarray:
+    """V-MDAV written plainly (see :func:`microagg.vmdav` for the readings).
+
+    Book: :ref:`chap-mdav`.
+    """
     X = as_matrix(X)
     k = check_k(k, X.shape[0])
     n = X.shape[0]
@@ -132,9 +142,12 @@ def vmdav_reference(X: Any, k: int, gamma: float = 0.2, leftover: str = "centroi
     return labels
 
 
-def ivmdav_reference(X: Any, k: int, gamma: float = 1.16, candidates: int | None = None,
+def ivmdav_reference(X: Any, k: int, *, gamma: float = 1.16, candidates: int | None = None,
                      self_neighbour: bool = True) -> np.ndarray:
-    """IV-MDAV written plainly (see :func:`microagg.ivmdav` for the readings)."""
+    """IV-MDAV written plainly (see :func:`microagg.ivmdav` for the readings).
+
+    Book: :ref:`chap-mdav`.
+    """
     X = as_matrix(X)
     k = check_k(k, X.shape[0])
     m = 2 * k if candidates is None else candidates

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import microagg as ma
-from microagg import datasets, published, tables
+from microagg import datasets, published, reproductions, teaching
 from microagg.reference import mdav_reference
 
 # --------------------------------------------------------------------------------------
@@ -38,22 +38,22 @@ def test_ch2_exercise_2_1_by_hand():
 
 @pytest.fixture(scope="module")
 def readings() -> pd.DataFrame:
-    return tables.mdav_readings()
+    return reproductions.mdav_readings()
 
 
 @pytest.mark.data
 def test_ch2_fast_equals_reference_on_census():
-    Z = tables.standardized("census")
+    Z = datasets.standardized("census")
     for k in (3, 7):
         assert np.array_equal(ma.mdav(Z, k), mdav_reference(Z, k))
 
 
 @pytest.mark.data
 def test_ch2_mdav_reproduces_ivmdav_table1():
-    t = tables.ivmdav_table1(methods=("mdav",))
+    t = reproductions.ivmdav_table1(methods=("mdav",))
     assert len(t) == 24  # 3 data sets x 4 k x (SSE, IL)
     assert t["match"].all()
-    assert t["rel_diff_pct"].abs().max() <= tables.EXACT
+    assert t["rel_diff_pct"].abs().max() <= reproductions.EXACT
 
 
 @pytest.mark.data
@@ -112,9 +112,9 @@ def test_ch3_example1_vmdav_finds_optimum():
 
 
 def test_ch3_zoom_effect_on_clustered_2d():
-    from microagg import widgets
+    from microagg import views
 
-    X = widgets.two_d_data("clustered 2-D")
+    X = views.two_d_data("clustered 2-D")
     il = {k: (ma.information_loss(X, ma.mdav(X, k)),
               ma.information_loss(X, ma.vmdav(X, k, gamma=1.1))) for k in (3, 6)}
     assert il[3][1] < il[3][0] / 5
@@ -134,7 +134,7 @@ def test_ch3_synthetic_presets_are_seeded_and_sized():
 @pytest.fixture(scope="module")
 def vmdav_t1() -> pd.DataFrame:
     syn = {name: datasets.synthetic_clustered(like=name) for name in SYNTHETIC}
-    return tables.vmdav_table1(synthetic=syn)
+    return reproductions.vmdav_table1(synthetic=syn)
 
 
 @pytest.mark.data
@@ -162,14 +162,14 @@ def test_ch3_synthetic_recreations_show_the_papers_picture(vmdav_t1):
 
 @pytest.mark.data
 def test_ch3_census_gamma_02_never_grows_a_group():
-    Z = tables.standardized("census")
+    Z = datasets.standardized("census")
     for k in (3, 4, 5, 10):
         assert np.array_equal(ma.vmdav(Z, k, gamma=0.2), ma.vmdav(Z, k, gamma=0.0))
 
 
 @pytest.mark.data
 def test_ch3_ivmdav_table1_vmdav_row():
-    t = tables.ivmdav_table1(methods=("vmdav",))
+    t = reproductions.ivmdav_table1(methods=("vmdav",))
     s = t[t["metric"] == "SSE"].set_index(["dataset", "k"])
     assert sorted(s.index[s["match"]].tolist()) == [
         ("census", 3), ("census", 4), ("census", 5), ("census", 10), ("tarragona", 4)]
@@ -180,7 +180,7 @@ def test_ch3_ivmdav_table1_vmdav_row():
 @pytest.mark.data
 @pytest.mark.parametrize("k", [3, 4, 5, 10])
 def test_ch3_tie_breaking_and_leftover_rule_on_tarragona(k):
-    Z = tables.standardized("tarragona")
+    Z = datasets.standardized("tarragona")
     base = ma.information_loss(Z, ma.vmdav(Z, k, gamma=0.2))
     for seed in (0, 1):
         perm = np.random.default_rng(seed).permutation(len(Z))
@@ -195,21 +195,22 @@ def test_ch3_tie_breaking_and_leftover_rule_on_tarragona(k):
 def test_ch3_gamma_lessons():
     gammas = [0.0, 0.2, 0.7, 1.5]
     for name in ("census", "tarragona"):
-        il = tables.gamma_sweep(tables.standardized(name), 3, gammas).set_index("gamma")["IL"]
+        il = teaching.gamma_sweep(datasets.standardized(name), 3, gammas).set_index("gamma")["IL"]
         assert il[1.5] > il[0.2] + 3
-    tar = tables.gamma_sweep(tables.standardized("tarragona"), 3, gammas).set_index("gamma")["IL"]
-    mdav_tar = ma.information_loss(tables.standardized("tarragona"),
-                                   ma.mdav(tables.standardized("tarragona"), 3))
+    tar = teaching.gamma_sweep(datasets.standardized("tarragona"), 3,
+                               gammas).set_index("gamma")["IL"]
+    mdav_tar = ma.information_loss(datasets.standardized("tarragona"),
+                                   ma.mdav(datasets.standardized("tarragona"), 3))
     assert tar[0.7] < min(tar[0.2], mdav_tar - 0.5)
     for name in SYNTHETIC:
         Z = np.asarray(ma.standardize(datasets.synthetic_clustered(like=name)))
-        il = tables.gamma_sweep(Z, 3, gammas).set_index("gamma")["IL"]
+        il = teaching.gamma_sweep(Z, 3, gammas).set_index("gamma")["IL"]
         assert il[0.7] < ma.information_loss(Z, ma.mdav(Z, 3)) / 2
 
 
 @pytest.mark.data
 def test_ch3_exercise_3_5_eia_gamma_045_hits_both_printed_cells():
-    Z = tables.standardized("eia")
+    Z = datasets.standardized("eia")
     for k in (3, 4):
         target = published.value("vmdav", 1, "eia", "vmdav", k, "IL")
         assert round(ma.information_loss(Z, ma.vmdav(Z, k, gamma=0.45)), 2) == target
@@ -225,7 +226,7 @@ def test_ch3_exercise_3_5_eia_gamma_045_hits_both_printed_cells():
 def test_ch2_exercise_2_3_edge_groups_carry_the_sse():
     share = {}
     for name in ("census", "tarragona", "eia"):
-        Z = tables.standardized(name)
+        Z = datasets.standardized(name)
         lab = ma.mdav(Z, 3)
         per = np.bincount(lab, weights=((Z - ma.aggregate(Z, lab)) ** 2).sum(axis=1))
         G = per.size

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from microagg.cli import main
+from microagg._cli import main
 
 
 def test_protect_writes_k_anonymous_csv(tmp_path, capsys):

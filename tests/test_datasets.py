@@ -65,7 +65,7 @@ def test_load_returns_a_copy_and_accepts_spellings():
 
 @pytest.mark.data
 def test_install_raw_copies_and_verifies(tmp_path):
-    dest = datasets.install_raw(datasets.data_dir(), tmp_path / "raw", names=["Tarragona.rda"])
+    dest = datasets.install_raw(datasets.data_dir(), dest=tmp_path / "raw", names=["Tarragona.rda"])
     assert (dest / "Tarragona.rda").exists()
     df = datasets.load("tarragona", folder=dest)
     assert df.shape == (834, 13)
@@ -110,7 +110,8 @@ def test_bad_checksum_names_file_and_remedy(tmp_path, monkeypatch):
 
 def test_install_raw_missing_source(tmp_path):
     with pytest.raises(FileNotFoundError, match="water-treatment.data"):
-        datasets.install_raw(tmp_path / "src", tmp_path / "dst", names=["water-treatment.data"])
+        datasets.install_raw(tmp_path / "src", dest=tmp_path / "dst",
+                             names=["water-treatment.data"])
 
 
 # --------------------------------------------------------------------------------------
@@ -120,8 +121,8 @@ def test_install_raw_missing_source(tmp_path):
 @pytest.mark.parametrize(
     "make",
     [
-        lambda seed: datasets.scattered(200, seed),
-        lambda seed: datasets.clustered(200, seed),
+        lambda seed: datasets.scattered(200, seed=seed),
+        lambda seed: datasets.clustered(200, seed=seed),
         lambda seed: datasets.synthetic_clustered(200, 3, seed=seed),
     ],
 )
@@ -133,10 +134,10 @@ def test_generators_are_deterministic(make):
 
 
 def test_generator_shapes_and_ranges():
-    S = datasets.scattered(500, 0)
+    S = datasets.scattered(500, seed=0)
     assert S.shape == (500, 2)
     assert S.min() >= -10_000 and S.max() <= 10_000
-    C = datasets.clustered(500, 0)
+    C = datasets.clustered(500, seed=0)
     assert C.shape == (500, 2)
     G = datasets.synthetic_clustered(123, 4, seed=0)
     assert G.shape == (123, 4)
@@ -147,7 +148,7 @@ def test_clustered_has_natural_groups_of_3_to_5():
     # single-linkage at a small threshold recovers blocks of 3..5 records
     from scipy.cluster.hierarchy import fcluster, linkage
 
-    C = datasets.clustered(300, 1)
+    C = datasets.clustered(300, seed=1)
     groups = fcluster(linkage(C, "single"), t=300.0, criterion="distance")
     sizes = np.bincount(groups)[1:]
     assert np.median(sizes) >= 3 and np.percentile(sizes, 90) <= 10

@@ -16,20 +16,21 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import microagg
-from microagg import is_k_partition, mdav, relabel, sse, standardize
-from microagg.genetic import (
+from microagg import (
     GAResult,
     HybridResult,
-    _repair,
     ga_partition,
-    ga_vs_optimum,
     hybrid,
+    is_k_partition,
     macrogroups,
-    reproduce_table2,
-    split_close_pairs,
-    table2_comparison,
-    table2_data,
+    mdav,
+    relabel,
+    sse,
+    standardize,
 )
+from microagg._ga_kernels import _repair
+from microagg.reproductions import reproduce_table2, table2_comparison, table2_data
+from microagg.teaching import ga_vs_optimum, split_close_pairs
 
 
 def _random_set(seed: int, n: int, p: int = 2) -> np.ndarray:
@@ -120,7 +121,7 @@ def test_initial_partition_is_respected() -> None:
     X = _random_set(2, 24, 3)
     start = mdav(X, 3)
     # with no generations the injected partition is returned when it is the best
-    from microagg.optimal import optimal_partition
+    from microagg import optimal_partition
 
     Xs = X[:12]
     opt = optimal_partition(Xs, 3)
@@ -143,9 +144,9 @@ def test_deterministic_and_prefix_property() -> None:
     pd.testing.assert_frame_equal(a.history, b.history)
     short = ga_partition(X, 3, iterations=120, seed=7)
     np.testing.assert_array_equal(short.history.to_numpy(), a.history.to_numpy()[:121])
-    h1 = hybrid(standardize(microagg.datasets.clustered(90, 0)), 3, 12, seed=5, iterations=30)
-    h2 = hybrid(standardize(microagg.datasets.clustered(90, 0)), 3, 12, seed=5, iterations=30,
-                n_jobs=2)
+    Y = standardize(microagg.datasets.clustered(90, seed=0))
+    h1 = hybrid(Y, 3, K=12, seed=5, iterations=30)
+    h2 = hybrid(Y, 3, K=12, seed=5, iterations=30, n_jobs=2)
     assert h1.tolist() == h2.tolist()
 
 
@@ -176,16 +177,16 @@ def test_ga_reaches_optimum_on_small_sets_in_most_seeds() -> None:
 _SCRIPT = textwrap.dedent("""
     import json, numpy as np, microagg as m
     from microagg._jit import HAVE_NUMBA
-    from microagg.genetic import ga_partition, hybrid
+    from microagg import ga_partition, hybrid
     X = np.random.default_rng(5).normal(size=(14, 3))
     r = ga_partition(X, 3, iterations=40, seed=3)
-    Y = m.standardize(m.datasets.clustered(60, 1))
+    Y = m.standardize(m.datasets.clustered(60, seed=1))
     print(json.dumps({
         "jit": HAVE_NUMBA,
         "labels": r.labels.tolist(),
         "best": r.history["best"].tolist(),
-        "two": hybrid(Y, 3, 12, seed=4, iterations=20).tolist(),
-        "one": hybrid(Y, 3, 12, "one-step", seed=4, iterations=20).tolist(),
+        "two": hybrid(Y, 3, K=12, seed=4, iterations=20).tolist(),
+        "one": hybrid(Y, 3, K=12, partitioning="one-step", seed=4, iterations=20).tolist(),
     }))
 """)
 
@@ -214,12 +215,12 @@ def test_same_results_with_and_without_numba() -> None:
 # --------------------------------------------------------------------------------------
 
 def test_macrogroups_sizes() -> None:
-    X = standardize(microagg.datasets.scattered(200, 0))
-    one, start = macrogroups(X, 3, 12, "one-step")
+    X = standardize(microagg.datasets.scattered(200, seed=0))
+    one, start = macrogroups(X, 3, K=12, partitioning="one-step")
     assert start is None
     sizes = np.bincount(one)
     assert sizes.min() >= 12 and sizes.max() <= 23
-    two, start = macrogroups(X, 3, 12, "two-step")
+    two, start = macrogroups(X, 3, K=12, partitioning="two-step")
     assert relabel(start).tolist() == relabel(mdav(X, 3)).tolist()
     # every MDAV 3-group lies inside one macrogroup, 4 groups per macrogroup (+ remainder)
     for g in np.unique(start):
@@ -228,19 +229,19 @@ def test_macrogroups_sizes() -> None:
 
 
 def test_hybrid_result_details() -> None:
-    X = standardize(microagg.datasets.clustered(120, 2))
-    res = hybrid(X, 3, 12, seed=0, iterations=50, return_details=True)
+    X = standardize(microagg.datasets.clustered(120, seed=2))
+    res = hybrid(X, 3, K=12, seed=0, iterations=50, return_details=True)
     assert isinstance(res, HybridResult)
     assert res.sse == pytest.approx(sse(X, res.labels))
     assert res.n_macrogroups == int(res.macrogroups.max()) + 1
-    labels = hybrid(X, 3, 12, seed=0, iterations=50)
+    labels = hybrid(X, 3, K=12, seed=0, iterations=50)
     assert labels.tolist() == res.labels.tolist()
 
 
 def test_two_step_beats_mdav_on_clustered_data() -> None:
-    X = table2_data("clustered", 0)
+    X = table2_data("clustered", seed=0)
     base = sse(X, mdav(X, 3))
-    two = sse(X, hybrid(X, 3, 12, seed=0, iterations=300))
+    two = sse(X, hybrid(X, 3, K=12, seed=0, iterations=300))
     assert two < 0.9 * base
 
 
@@ -297,7 +298,7 @@ def test_hybrid_bad_input(kwargs: dict, error: type, match: str) -> None:
 
 
 def test_one_step_accepts_any_K_at_least_k() -> None:
-    labels = hybrid(_random_set(0, 40), 3, 20, "one-step", seed=0, iterations=5)
+    labels = hybrid(_random_set(0, 40), 3, K=20, partitioning="one-step", seed=0, iterations=5)
     assert is_k_partition(labels, 3, max_size=5)
 
 
@@ -331,7 +332,8 @@ def test_synthetic_scale_matches_published_mdav_sse() -> None:
     """Standardised Scattered data give MDAV SSEs close to the published value."""
     published = microagg.published.table("genetic", 2, dataset="scattered", method="mdav",
                                           metric="SSE")["value"].iloc[0]
-    ours = np.mean([sse(X, mdav(X, 3)) for X in (table2_data("scattered", s) for s in range(3))])
+    sets = (table2_data("scattered", seed=s) for s in range(3))
+    ours = np.mean([sse(X, mdav(X, 3)) for X in sets])
     assert abs(ours - published) / published < 0.05
 
 
@@ -355,7 +357,7 @@ def test_mdav_baselines_match_published(name: str, expected: float) -> None:
 def test_two_step_improves_real_data_at_reduced_iterations(name: str) -> None:
     X = table2_data(name)
     base = sse(X, mdav(X, 3))
-    res = hybrid(X, 3, 12, seed=0, iterations=300, n_jobs=2, return_details=True)
+    res = hybrid(X, 3, K=12, seed=0, iterations=300, n_jobs=2, return_details=True)
     assert res.sse < base
     assert 100 * (base - res.sse) / base > 0.5
 
@@ -371,20 +373,6 @@ def test_split_close_pairs() -> None:
     assert split_close_pairs(X, [0, 0, 1, 1], radius=0.1)[0].size == 0
     with pytest.raises(ValueError, match="radius"):
         split_close_pairs(X, [0, 0, 1, 1], radius=0)
-
-
-def test_chapter5_views_return_figures() -> None:
-    from matplotlib.figure import Figure
-
-    from microagg import widgets
-
-    fig = widgets.ga_view(iterations=30)
-    assert isinstance(fig, Figure) and len(fig.axes) == 2
-    line = fig.axes[1].lines[0].get_ydata()
-    assert len(line) == 31 and np.all(np.diff(line) >= 0)
-    fig = widgets.macrogroups_view(n=90, K=12)
-    assert isinstance(fig, Figure) and len(fig.axes) == 2
-    assert "macrogroups" in fig.axes[0].get_title()
 
 
 def test_table2_comparison_columns() -> None:

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import microagg
-from microagg.mdav import mdav
-from microagg.risk import score_breakdown
-
-G = importlib.import_module("microagg.gomm")  # the module (microagg.gomm is the function)
+from microagg import _gomm_eval, _gomm_ops, k_anonymity_level, mdav, score_breakdown, score_grouping  # noqa: E402  # noqa: E402
+from microagg.reproductions import gomm_data  # noqa: E402
 
 # reduced settings for the tests (the paper's are 200 / 100 / 25 / 10)
 SMALL = {"population": 20, "generations": 8, "crossovers": 4, "mutations_per_operator": 2}
@@ -35,9 +31,9 @@ def test_multivariate_hand_example():
     out = microagg.multivariate(X, [[0], [1]], 2)
     assert out.tolist() == [[0.5, 0.5], [0.5, 8.5], [8.5, 0.5], [8.5, 8.5]]
     # every released row is unique: 2-anonymity is lost although each group has 2 records
-    assert G.k_anonymity_level(out) == 1
+    assert k_anonymity_level(out) == 1
     # one group of both attributes is 2-anonymous
-    assert G.k_anonymity_level(microagg.multivariate(X, [[0, 1]], 2)) == 2
+    assert k_anonymity_level(microagg.multivariate(X, [[0, 1]], 2)) == 2
 
 
 def test_multivariate_equals_groupwise_mdav():
@@ -55,10 +51,10 @@ def test_multivariate_breaks_k_anonymity():
     k = 5
     single = microagg.multivariate(X, [list(range(6))], k)
     split = microagg.multivariate(X, [[0, 1, 2], [3, 4, 5]], k)
-    assert G.k_anonymity_level(single) >= k
+    assert k_anonymity_level(single) >= k
     assert len(np.unique(single, axis=0)) <= len(X) // k
     assert len(np.unique(split, axis=0)) > len(X) // k
-    assert G.k_anonymity_level(split) < k
+    assert k_anonymity_level(split) < k
 
 
 class CountingMDAV:
@@ -79,7 +75,7 @@ def test_cache_never_recomputes_a_group():
     assert method.calls == 3
     microagg.multivariate(X, [[1, 0], [2, 3], [4], [5]], 3, method=method)  # 2 new groups
     assert method.calls == 5
-    G.score_grouping(X, [[4], [5], [0, 1], [3, 2]], 3, method=method)  # nothing new
+    score_grouping(X, [[4], [5], [0, 1], [3, 2]], 3, method=method)  # nothing new
     assert method.calls == 5
     # a different k is a different cache
     microagg.multivariate(X, [[0, 1], [2, 3], [4, 5]], 4, method=method)
@@ -90,7 +86,7 @@ def test_gomm_calls_the_method_once_per_distinct_group():
     X = _data(seed=3)
     method = CountingMDAV()
     r = microagg.gomm(X, 4, **SMALL, seed=1, progress=False, method=method)
-    cache = G._cache_for(G._standardized(X)[0], 4, method)
+    cache = _gomm_eval._cache_for(microagg.standardize(X), 4, method)
     assert method.calls == r.group_microaggregations == len(cache.entries)
     # the run evaluated far more children than it microaggregated groups
     assert r.operators["children"].sum() > r.group_microaggregations
@@ -99,7 +95,7 @@ def test_gomm_calls_the_method_once_per_distinct_group():
 def test_score_grouping_equals_score_of_release():
     X = _data(seed=4)
     groups = [[0, 4], [1, 2, 3], [5]]
-    a = G.score_grouping(X, groups, 3)
+    a = score_grouping(X, groups, 3)
     b = score_breakdown(X, microagg.multivariate(X, groups, 3))
     assert a.il == pytest.approx(b.il, rel=1e-9)
     assert a.id == pytest.approx(b.id, abs=1e-9)
@@ -142,12 +138,12 @@ def _is_partition(c, p):
 @given(st.integers(2, 12), st.integers(0, 10_000))
 def test_operators_return_partitions(p, seed):
     rng = np.random.default_rng(seed)
-    a = G._random_chromosome(p, rng)
-    b = G._random_chromosome(p, rng)
-    for child in G.crossover(a, b, rng):
+    a = _gomm_ops._random_chromosome(p, rng)
+    b = _gomm_ops._random_chromosome(p, rng)
+    for child in _gomm_ops.gomm_crossover(a, b, rng):
         assert _is_partition(child, p)
-    for op in G._MUTATIONS:
-        child = G.mutate(op, a, p, rng)
+    for op in _gomm_ops.MUTATIONS:
+        child = _gomm_ops.gomm_mutate(op, a, p, rng)
         assert _is_partition(child, p)
         if op == "GE":
             assert len(child) == max(len(a) - 1, 1)
@@ -167,16 +163,16 @@ def test_crossover_injects_donor_groups():
     p1 = ((0, 1), (2, 3), (4, 5))
     p2 = ((0, 2, 4), (1, 3, 5))
     for _ in range(20):
-        c1, c2 = G.crossover(p1, p2, rng)
+        c1, c2 = _gomm_ops.gomm_crossover(p1, p2, rng)
         # every child keeps at least one whole group of the donor parent
         assert any(g in c1 for g in p1)
         assert any(g in c2 for g in p2)
 
 
 def test_efficiency_formulas():
-    assert G._efficiency(90.0, 100.0) == pytest.approx(10.0)  # 10 % better
-    assert G._efficiency(125.0, 100.0) == pytest.approx(-20.0)  # (100/125 - 1) * 100
-    assert G._efficiency(100.0, 100.0) == 0.0
+    assert _gomm_ops._efficiency(90.0, 100.0) == pytest.approx(10.0)  # 10 % better
+    assert _gomm_ops._efficiency(125.0, 100.0) == pytest.approx(-20.0)  # (100/125 - 1) * 100
+    assert _gomm_ops._efficiency(100.0, 100.0) == 0.0
 
 
 # --------------------------------------------------------------------------------------
@@ -192,7 +188,7 @@ def test_gomm_is_deterministic_and_consistent():
     assert a.history.drop(columns="seconds").equals(b.history.drop(columns="seconds"))
     assert a.operators.equals(b.operators)
     # reported measures are those of the reported grouping
-    s = G.score_grouping(X, a.groups, 4)
+    s = score_grouping(X, a.groups, 4)
     assert (a.il, a.id, a.dld, a.score) == (s.il, s.id, s.dld, s.score)
     # elitism: the best score never gets worse
     assert np.all(np.diff(a.history["best"]) <= 0)
@@ -227,7 +223,7 @@ def test_gomm_bad_input():
     with pytest.raises(ValueError, match="k="):
         microagg.gomm(X, 500, progress=False)
     with pytest.raises(ValueError, match="unknown GOMM data set"):
-        G.gomm_data("tarragona")
+        gomm_data("tarragona")
 
 
 # --------------------------------------------------------------------------------------
@@ -242,7 +238,7 @@ DATA_SETTINGS = {"population": 60, "generations": 30, "crossovers": 10,
 def paper_runs():
     runs = {}
     for name in ("census", "water-treatment"):
-        X = G.gomm_data(name)
+        X = gomm_data(name)
         for k in (5, 10, 25, 50, 100):
             runs[name, k] = microagg.gomm(X, k, **DATA_SETTINGS, seed=0, progress=False)
     return runs
@@ -250,19 +246,19 @@ def paper_runs():
 
 @pytest.mark.data
 def test_census_has_twelve_attributes_without_ernval():
-    X = G.gomm_data("census")
+    X = gomm_data("census")
     assert X.shape == (1080, 12) and "ERNVAL" not in X.columns
-    assert G.gomm_data("water-treatment").shape == (380, 38)
+    assert gomm_data("water-treatment").shape == (380, 38)
 
 
 @pytest.mark.data
 @pytest.mark.parametrize("name", ["census", "water-treatment"])
 def test_gomm_beats_every_adhoc_grouping(paper_runs, name):
-    X = G.gomm_data(name)
+    X = gomm_data(name)
     for k in (5, 10, 25, 50, 100):
         best = paper_runs[name, k].score
         for label, groups in microagg.published.adhoc_groupings(name).items():
-            assert best <= G.score_grouping(X, groups, k).score + 1e-9, (name, k, label)
+            assert best <= score_grouping(X, groups, k).score + 1e-9, (name, k, label)
 
 
 @pytest.mark.data
@@ -279,21 +275,3 @@ def test_number_of_groups_rises_with_k(paper_runs, name):
 # --------------------------------------------------------------------------------------
 
 
-def test_chapter6_views_return_figures():
-    from matplotlib.figure import Figure
-
-    from microagg import widgets
-
-    X = _data(seed=8)
-    runs = {k: microagg.gomm(X, k, **SMALL, seed=0, progress=False) for k in (3, 6)}
-    assert isinstance(widgets.gomm_encoding_view(p=6, seed=1), Figure)
-    fig = widgets.gomm_view(runs, 6, names=list("abcdef"))
-    assert isinstance(fig, Figure) and len(fig.axes) >= 3
-    assert isinstance(widgets.gomm_population_view(runs[3], 2), Figure)
-    assert isinstance(widgets.gomm_population_view(runs[3], 999), Figure)  # clipped
-    fig = widgets.operator_analysis_view(runs[3].operators)
-    assert len(fig.axes) == 4 * 5
-    assert len(widgets.operator_analysis_view(runs[3].operators, ["CX"]).axes) == 4
-    for name in ("gomm_view", "explore_gomm", "gomm_population_view",
-                 "explore_gomm_population", "operator_analysis_view", "gomm_encoding_view"):
-        assert name in widgets.__all__

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,16 +10,12 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import microagg as ma
-from microagg import reference as ref
+from microagg import datasets
+from microagg._methods import MDAV_FAMILY, METHODS
 
-FAST = {"mdav": ma.mdav, "mdav_single": ma.mdav_single, "vmdav": ma.vmdav, "ivmdav": ma.ivmdav}
-ORACLE = {
-    "mdav": ref.mdav_reference,
-    "mdav_single": ref.mdav_single_reference,
-    "vmdav": ref.vmdav_reference,
-    "ivmdav": ref.ivmdav_reference,
-}
-PARAMS = {"mdav": {}, "mdav_single": {}, "vmdav": {"gamma": 1.1}, "ivmdav": {}}
+FAST = {name: METHODS[name].function for name in MDAV_FAMILY}
+ORACLE = {name: METHODS[name].oracle for name in MDAV_FAMILY}
+PARAMS = {name: {"gamma": 1.1} if name == "vmdav" else {} for name in MDAV_FAMILY}
 
 
 @st.composite
@@ -116,8 +110,8 @@ def test_fast_equals_reference_on_continuous_data(name):
 
 # -- the two engines: compiled loops (numba) and vectorised numpy ---------------------------
 
-_MDAV = importlib.import_module("microagg.mdav")
-_LOOPS = importlib.import_module("microagg._mdav_loops")
+from microagg import _mdav as _MDAV  # noqa: E402
+from microagg import _mdav_loops as _LOOPS  # noqa: E402
 
 
 def _numpy_engine(name, X, k, **params):
@@ -199,11 +193,10 @@ def test_loops_run_uncompiled_with_the_same_answers(name):
 @pytest.mark.data
 @pytest.mark.parametrize("name", FAST)
 def test_engines_agree_on_the_paper_data(name):
-    from microagg import tables
 
     gamma = {"vmdav": {"census": 0.2, "eia": 1.1}, "ivmdav": {"census": 1.16, "eia": 1.16}}
     for data in ("census", "eia"):
-        Z = tables.standardized(data)
+        Z = datasets.standardized(data)
         for k in (3, 5):
             params = {"gamma": gamma[name][data]} if name in gamma else {}
             assert np.array_equal(_loops_engine(name, Z, k, **params),
@@ -213,7 +206,7 @@ def test_engines_agree_on_the_paper_data(name):
 @pytest.mark.data
 def test_engines_agree_on_gomm_attribute_groups():
     """GOMM microaggregates thousands of column subsets of standardised data with MDAV."""
-    gomm_data = importlib.import_module("microagg.gomm").gomm_data
+    from microagg.reproductions import gomm_data
     rng = np.random.default_rng(0)
     for data in ("census", "water-treatment"):
         Z = np.asarray(ma.standardize(gomm_data(data).to_numpy()))
@@ -358,7 +351,7 @@ def test_microaggregate_keeps_table_shape_and_other_columns():
     assert df["income"].iloc[0] != out["income"].iloc[0]  # input not modified in place
 
 
-@pytest.mark.parametrize("method", ["mdav", "mdav_single", "vmdav", "ivmdav"])
+@pytest.mark.parametrize("method", MDAV_FAMILY)
 def test_microaggregate_methods_and_params(method):
     df = pd.DataFrame(np.random.default_rng(2).normal(size=(40, 3)), columns=list("abc"))
     out, info = ma.microaggregate(df, 3, method=method, columns=["a", "b"], return_info=True)

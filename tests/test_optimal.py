@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import microagg as ma
-from microagg import optimal
+from microagg import _optimal as optimal
 from microagg._jit import HAVE_NUMBA
-from microagg.optimal import MAX_N_PARTITION, optimal_partition, optimal_univariate
+from microagg._optimal import MAX_N_PARTITION, optimal_partition, optimal_univariate
 
 TOL = dict(rel=1e-9, abs=1e-9)
 
@@ -338,49 +338,6 @@ def test_public_names():
 # chapter 1 views and plotting helpers (no browser needed)
 # --------------------------------------------------------------------------------------
 
-def test_partition_view_title_reports_sse_and_il():
-    from matplotlib.figure import Figure
-
-    from microagg import widgets
-
-    X = np.array([[0, 0], [2, 0], [1, 3], [10, 10], [12, 10], [11, 13]], dtype=float)
-    fig = widgets.partition_view(X, 3)
-    assert isinstance(fig, Figure)
-    title = fig.axes[0].get_title()
-    assert "optimal 3-partition: 2 groups" in title
-    assert "SSE = 16" in title and f"IL = {1600 / 316:.2f}%" in title
-    fig2 = widgets.partition_view(X, 2, labels=[0, 0, 0, 0, 1, 1])
-    assert "2-partition" in fig2.axes[0].get_title()
-    fig3 = widgets.partition_view(X, 3, labels=[0, 0, 0, 0, 1, 1])
-    assert "not a k-partition" in fig3.axes[0].get_title()
-
-
-def test_partition_view_default_data_and_explorer():
-    from microagg import widgets
-
-    fig = widgets.partition_view(k=2, n=8, seed=1)
-    assert "optimal 2-partition" in fig.axes[0].get_title()
-    w = widgets.explore_partition(n=8, k=2, seed=1)
-    assert [c.description for c in w.children[:3]] == ["k", "n", "seed"]
-    assert {"partition_view", "explore_partition", "univariate_view"} <= set(widgets.__all__)
-
-
-def test_univariate_view_and_plot_helpers():
-    from matplotlib.figure import Figure
-
-    from microagg import plotting, widgets
-
-    fig = widgets.univariate_view([3, 1, 2, 8, 9, 7, 20], 2)
-    assert "SSE = 63" in fig.axes[0].get_title()
-    ax = Figure().add_subplot()
-    plotting.plot_partition(ax, np.array([[0, 0], [1, 1], [2, 2], [5, 0]]), [0, 0, 0, 1],
-                            annotate=True, title="t")  # collinear group: a segment
-    assert ax.get_title() == "t"
-    with pytest.raises(ValueError, match="2 columns"):
-        plotting.plot_partition(ax, np.ones((3, 1)), [0, 0, 0])
-    assert len(plotting.group_colors(25)) == 25
-
-
 # --------------------------------------------------------------------------------------
 # claims made in chapter 1 (chapters/01_foundations.md), mirrored here
 # --------------------------------------------------------------------------------------
@@ -399,18 +356,6 @@ def test_chapter1_exercise1_numbers():
 def test_chapter1_number_of_arcs(n, k):
     arcs = optimal.univariate_graph(np.arange(float(n)), k).arcs
     assert len(arcs) == k * (n + 1) - k * (3 * k - 1) // 2
-
-
-def test_chapter1_explorer_default_record_9():
-    from microagg.widgets import _ch1_points
-
-    X = _ch1_points(12, 2)
-    labels = optimal_partition(X, 3)
-    d = np.linalg.norm(X - X[9], axis=1)
-    d[9] = np.inf
-    assert labels[int(np.argmin(d))] != labels[9]
-    mates = np.flatnonzero((labels == labels[9]) & (np.arange(12) != 9))
-    assert len(mates) == 2 and (X[mates, 0] < 0.5).all() and X[9, 0] > 0.5
 
 
 def test_chapter1_splitting_never_increases_sse():

@@ -10,8 +10,15 @@ from __future__ import annotations
 
 import pytest
 
-from microagg import published, tables
-from microagg.core import sse
+import microagg as ma
+from microagg import (
+    datasets,
+    published,
+    reproductions,
+    sse,
+    teaching,
+)
+from microagg._methods import MDAV_FAMILY
 
 pytestmark = pytest.mark.data
 
@@ -30,7 +37,7 @@ EXACT_VARIABLE = {
 
 @pytest.fixture(scope="module")
 def table1():
-    return tables.ivmdav_table1()
+    return reproductions.ivmdav_table1()
 
 
 @pytest.fixture(scope="module")
@@ -107,8 +114,8 @@ def test_genetic_table2_mdav_baselines(sse_cells, name, K):
 
 def test_self_neighbour_false_is_far_off_on_eia():
     # the reading the chapter rejects: y_j not its own neighbour doubles the EIA SSE at k = 4
-    Z = tables.standardized("eia")
-    ours = sse(Z, tables.ALGORITHMS["ivmdav"](Z, 4, gamma=1.16, self_neighbour=False))
+    Z = datasets.standardized("eia")
+    ours = sse(Z, ma.ivmdav(Z, 4, gamma=1.16, self_neighbour=False))
     pub = published.value("ivmdav", 1, "eia", "ivmdav", 4, "SSE")
     assert ours / pub - 1 > 1.0
 
@@ -124,7 +131,7 @@ def test_chapter_claims_about_the_four_heuristics(sse_cells):
     assert not any(better("tarragona", k) for k in ks)
     assert sum(better("eia", k) for k in ks) == 3
     # lowest SSE: IV-MDAV on Census, MDAV on Tarragona, IV-MDAV on EIA except V-MDAV at k=10
-    methods = ("mdav", "mdav_single", "vmdav", "ivmdav")
+    methods = MDAV_FAMILY
 
     def best(name, k):
         return min(methods, key=lambda m: sse_cells[(name, m, k)].ours)
@@ -140,15 +147,15 @@ def test_chapter_claims_about_the_four_heuristics(sse_cells):
 
 @pytest.mark.parametrize("name", ["census", "eia"])
 def test_paper_gamma_is_best_of_the_chapter_grid(name):
-    Z = tables.standardized(name)
-    sweep = tables.gamma_sweep(Z, 3, [1.0, 1.1, 1.16, 1.25, 1.6], method="ivmdav")
+    Z = datasets.standardized(name)
+    sweep = teaching.gamma_sweep(Z, 3, [1.0, 1.1, 1.16, 1.25, 1.6], method="ivmdav")
     assert float(sweep.loc[sweep.IL.idxmin(), "gamma"]) == 1.16
 
 
 def test_three_k_candidates_not_uniformly_better():
     # chapter 4: on Census, 3k candidates is worse at k = 3 and better at k = 5
-    Z = tables.standardized("census")
-    ivmdav = tables.ALGORITHMS["ivmdav"]
+    Z = datasets.standardized("census")
+    ivmdav = ma.ivmdav
     for k, sign in ((3, 1), (5, -1)):
         two, three = sse(Z, ivmdav(Z, k)), sse(Z, ivmdav(Z, k, candidates=3 * k))
         assert sign * (three - two) > 0

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import microagg.risk as risk
-from microagg.risk import (
+from microagg import _risk_kernels
+from microagg._risk import (
     disclosure_risk,
     distance_linkage_disclosure,
     interval_disclosure,
@@ -158,8 +158,8 @@ def test_dld_equals_brute_force(pair, standardize):
 def test_dld_numpy_twin_equals_kernel(pair):
     X, P = pair
     Z, Q = _std_pair(X, P)
-    U, mult, own = risk._distinct_rows(Q)
-    a = risk._dld_numpy(Z, U, mult, own, block=3)
+    U, mult, own = _risk_kernels.distinct_rows(Q)
+    a = _risk_kernels._dld_numpy(Z, U, mult, own, block=3)
     assert 100 * a.sum() / len(a) == pytest.approx(dld_oracle(X, P), abs=1e-12)
 
 
@@ -168,7 +168,7 @@ def test_dld_without_numba_gives_the_same(monkeypatch):
     X = rng.integers(0, 4, size=(40, 3)).astype(float)
     P = X[rng.integers(0, 40, size=40)]
     fast = distance_linkage_disclosure(X, P)
-    monkeypatch.setattr(risk, "HAVE_NUMBA", False)
+    monkeypatch.setattr(_risk_kernels, "HAVE_NUMBA", False)
     assert distance_linkage_disclosure(X, P) == fast == pytest.approx(dld_oracle(X, P))
 
 
@@ -176,7 +176,7 @@ def test_dld_without_numba_gives_the_same(monkeypatch):
 @given(pairs(), st.booleans(), st.sampled_from([0.05, 0.10, 0.5]))
 def test_id_equals_brute_force(pair, standardize, width):
     X, P = pair
-    assert interval_disclosure(X, P, width, standardize=standardize) == pytest.approx(
+    assert interval_disclosure(X, P, width=width, standardize=standardize) == pytest.approx(
         id_oracle(X, P, width, standardize), abs=1e-12)
 
 

@@ -52,9 +52,9 @@ def _synthetic() -> Iterator[tuple[str, np.ndarray]]:
 def label_cases() -> Iterator[tuple[str, Callable[[], Any]]]:
     """(key, thunk returning labels) for every label array in the snapshot."""
     import microagg as ma
+    from microagg._methods import MDAV_FAMILY, get_method
 
-    fns = {"mdav": ma.mdav, "mdav_single": ma.mdav_single, "vmdav": ma.vmdav,
-           "ivmdav": ma.ivmdav}
+    fns = {name: get_method(name).function for name in MDAV_FAMILY}
     for name in REAL:
         Z = _z(name)
         for method, f in fns.items():
@@ -91,16 +91,15 @@ def _floats(values: Any) -> list[str]:
 def table_cases() -> Iterator[tuple[str, Callable[[], Any]]]:
     """(key, thunk returning a JSON-able value) for the reproduced tables and GOMM runs."""
     import microagg as ma
+    from microagg import reproductions as rep
 
-    yield "table/ivmdav-table1", lambda: _floats(ma.tables.ivmdav_table1()["ours"])
-    yield "table/vmdav-table1", lambda: _floats(ma.tables.vmdav_table1()["ours"])
+    yield "table/ivmdav-table1", lambda: _floats(rep.ivmdav_table1()["ours"])
+    yield "table/vmdav-table1", lambda: _floats(rep.vmdav_table1()["ours"])
     yield "table/mdav-readings", lambda: _floats(
-        ma.tables.mdav_readings()[["mdav", "mdav_single", "vmdav_gamma0"]].to_numpy())
+        rep.mdav_readings()[["mdav", "mdav_single", "vmdav_gamma0"]].to_numpy())
 
     def genetic() -> Any:
-        from microagg.genetic import reproduce_table2
-
-        t = reproduce_table2(iterations=100, seeds=(0, 1), progress=False, n_jobs=1)
+        t = rep.reproduce_table2(iterations=100, seeds=(0, 1), progress=False, n_jobs=1)
         cols = ["SSE_MDAV", "one_step_clusters", "one_step_SSE", "two_step_clusters",
                 "two_step_SSE"]
         return _floats(t[cols].to_numpy())
@@ -108,11 +107,9 @@ def table_cases() -> Iterator[tuple[str, Callable[[], Any]]]:
     yield "table/genetic-table2-reduced", genetic
 
     def gomm_runs() -> Any:
-        import microagg as ma
-
         out = {}
         for name, k in (("census", 5), ("water-treatment", 10)):
-            X = ma.gomm_data(name) if hasattr(ma, "gomm_data") else _gomm_data(name)
+            X = rep.gomm_data(name)
             for seed in (0, 1):
                 for dynamic in (False, True):
                     r = ma.gomm(X, k, population=20, generations=6, crossovers=3,
@@ -127,13 +124,6 @@ def table_cases() -> Iterator[tuple[str, Callable[[], Any]]]:
         return out
 
     yield "gomm/runs", gomm_runs
-
-
-def _gomm_data(name: str) -> Any:
-    import microagg as ma
-
-    df = ma.datasets.load(name)
-    return df.drop(columns=["ERNVAL"]) if name == "census" else df
 
 
 def compute() -> dict[str, Any]:

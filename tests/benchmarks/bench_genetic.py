@@ -20,9 +20,9 @@ import sys
 import time
 
 import numpy as np
+from microagg.genetic import ga_partition, macrogroups, reproduce_table2, table2_data
 
 import microagg
-from microagg.genetic import ga_partition, macrogroups, reproduce_table2, table2_data
 
 PAPER = {"population": 10, "mutation_rate": 0.1, "crossover_rate": 0.5, "iterations": 10_000}
 
@@ -48,10 +48,10 @@ def sets_27() -> dict[str, np.ndarray]:
     out = {}
     for name in ("census", "clustered"):
         try:
-            X = table2_data(name, 0)
+            X = table2_data(name, seed=0)
         except FileNotFoundError:
             continue
-        macro, _ = macrogroups(X, 3, 27, "two-step")
+        macro, _ = macrogroups(X, 3, K=27, partitioning="two-step")
         sizes = np.bincount(macro)
         g = int(np.flatnonzero(sizes == 27)[0])
         out[f"{name} macrogroup (27 x {X.shape[1]})"] = X[macro == g]

@@ -14,16 +14,14 @@ seconds (CPU time is what to compare when other jobs share the machine).
 
 from __future__ import annotations
 
-import importlib
 import sys
 import time
 
 import numpy as np
 
 import microagg
-from microagg import risk
-
-G = importlib.import_module("microagg.gomm")
+from microagg._risk_kernels import _dld_numpy, distinct_rows, dld_standardized, principal_axes
+from microagg.reproductions import gomm_data
 
 
 def best_of(f, repeat: int = 5) -> float:
@@ -56,8 +54,8 @@ def releases(Z: np.ndarray, k: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         Q = np.empty_like(Z)
         keys = []
         for g in groups:
-            lab = G._mdav_fast(np.ascontiguousarray(Z[:, g]), k)
-            Q[:, g] = G._group_means(Z[:, g], lab, int(lab.max()) + 1)[lab]
+            lab = microagg.mdav(np.ascontiguousarray(Z[:, g]), k)
+            Q[:, g] = microagg.aggregate(Z[:, g], lab)
             keys.append(lab)
         out[name] = (Q, np.vstack(keys))
     return out
@@ -68,34 +66,21 @@ def bench_kernels() -> None:
     print(f"{'data':16s} {'release':11s} {'n x n numpy':>12s} {'blocked numpy':>14s} "
           f"{'kernel':>8s} {'ratio':>7s}  DLD %")
     for name in ("census", "water-treatment"):
-        Z = microagg.standardize(G.gomm_data(name).to_numpy())
-        axes = risk._principal_axes(Z)
+        Z = microagg.standardize(gomm_data(name).to_numpy())
+        axes = principal_axes(Z)
         for rel, (Q, keys) in releases(Z, 5).items():
             ref = naive_dld(Z, Q)
-            fast = risk._dld_standardized(Z, Q, keys, axes)
+            fast = dld_standardized(Z, Q, keys, axes)
             assert abs(ref - fast) < 1e-9, (ref, fast)
-            U, mult, own = risk._distinct_rows(Q, keys)
+            U, mult, own = distinct_rows(Q, keys)
             t_naive = best_of(lambda Z=Z, Q=Q: naive_dld(Z, Q))
-            t_block = best_of(lambda Z=Z, U=U, mult=mult, own=own: risk._dld_numpy(Z, U, mult,
+            t_block = best_of(lambda Z=Z, U=U, mult=mult, own=own: _dld_numpy(Z, U, mult,
                                                                                     own))
-            t_fast = best_of(lambda Z=Z, Q=Q, keys=keys, W=axes: risk._dld_standardized(
+            t_fast = best_of(lambda Z=Z, Q=Q, keys=keys, W=axes: dld_standardized(
                 Z, Q, keys, W))
             print(f"{name:16s} {rel:11s} {1e3 * t_naive:12.2f} {1e3 * t_block:14.2f} "
                   f"{1e3 * t_fast:8.2f} {t_naive / t_fast:6.1f}x  {fast:6.2f}")
     print()
-    print("MDAV on one attribute group (CPU ms, best of 5)")
-    print(f"{'data':16s} {'k':>4s} {'p':>3s} {'microagg.mdav':>14s} {'compiled':>9s} {'ratio':>7s}")
-    for name in ("census", "water-treatment"):
-        Z = microagg.standardize(G.gomm_data(name).to_numpy())
-        for k in (5, 25, 100):
-            for cols in (list(range(3)), list(range(Z.shape[1]))):
-                A = np.ascontiguousarray(Z[:, cols])
-                assert np.array_equal(microagg.relabel(G._mdav_fast(A, k)),
-                                      microagg.relabel(microagg.mdav(A, k)))
-                t_ref = best_of(lambda A=A, k=k: microagg.mdav(A, k), 3)
-                t_fast = best_of(lambda A=A, k=k: G._mdav_fast(A, k), 3)
-                print(f"{name:16s} {k:4d} {len(cols):3d} {1e3 * t_ref:14.2f} "
-                      f"{1e3 * t_fast:9.2f} {t_ref / t_fast:6.1f}x")
     print()
 
 
@@ -104,7 +89,7 @@ def bench_run() -> None:
     print(f"{'data':16s} {'k':>4s} {'variant':7s} {'wall s':>7s} {'CPU s':>7s} {'children':>9s} "
           f"{'scored':>7s} {'groups MDAV':>12s} {'score':>7s} {'groups':>6s}")
     for name, k in (("census", 25), ("water-treatment", 25)):
-        X = G.gomm_data(name)
+        X = gomm_data(name)
         for dynamic in (False, True):
             c = time.process_time()
             r = microagg.gomm(X, k, seed=0, progress=False, dynamic=dynamic, shared_cache=False)
@@ -118,7 +103,7 @@ def bench_run() -> None:
 
 
 if __name__ == "__main__":
-    microagg.gomm(G.gomm_data("census"), 25, population=4, generations=1, progress=False)  # JIT
+    microagg.gomm(gomm_data("census"), 25, population=4, generations=1, progress=False)  # JIT
     bench_kernels()
     if "--quick" not in sys.argv:
         bench_run()

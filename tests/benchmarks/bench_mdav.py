@@ -37,7 +37,8 @@ from collections.abc import Callable
 import numpy as np
 
 import microagg as ma
-from microagg import tables
+from microagg import datasets
+from microagg._methods import MDAV_FAMILY, get_method
 from microagg.reference import mdav_reference
 
 P, K, SEED = 10, 3, 0
@@ -48,11 +49,7 @@ SDCMICRO_CPP = {"census (1080 x 13)": 0.014, "eia (4092 x 11)": 0.132,
                 "gaussian n=20,000 p=10": 3.3}
 
 METHODS: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
-    "mdav": ma.mdav,
-    "mdav_single": ma.mdav_single,
-    "vmdav": ma.vmdav,
-    "ivmdav": ma.ivmdav,
-}
+    name: get_method(name).function for name in MDAV_FAMILY}
 
 
 def gaussian(n: int, p: int = P, seed: int = SEED) -> np.ndarray:
@@ -162,8 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     print()
 
     print("mdav vs sdcMicro's C++ MDAV (k = 3; C++ times from ../shared/TOOLCHAIN.md)")
-    inputs = {"census (1080 x 13)": tables.standardized("census"),
-              "eia (4092 x 11)": tables.standardized("eia"),
+    inputs = {"census (1080 x 13)": datasets.standardized("census"),
+              "eia (4092 x 11)": datasets.standardized("eia"),
               "gaussian n=20,000 p=10": gaussian(20_000)}
     widths3 = [24, 8, 8, 8, 11, 10]
     print(row(["input", "C++ s", "ours s", "cpu s", "ours / C++", "cpu / C++"], widths3))

@@ -3,7 +3,7 @@
 Each function runs our algorithms on the reference data and returns a tidy
 pandas DataFrame with, for every cell of a paper's table, the published value
 (from :mod:`microagg.published`), ours (computed now), their difference and the
-relative difference in percent. Chapters 2-4 show these tables, and
+relative difference in percent. :ref:`chap-mdav` to :ref:`chap-ivmdav` show these tables, and
 ``tests/test_reproduction.py`` asserts the matches the chapters claim.
 
 Conventions (the ones under which the published MDAV numbers reproduce):
@@ -13,66 +13,60 @@ attributes standardised with the population standard deviation, so SST is
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterable
-from functools import cache
-from typing import Any
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
 
-from . import datasets, published
-from .core import information_loss, sse, standardize
-from .mdav import ivmdav, mdav, mdav_single, vmdav
+from .. import published
+from .._core import information_loss, sse, standardize
+from .._mdav import mdav, mdav_single, vmdav
+from .._methods import MDAV_FAMILY, get_method
+from ..datasets import standardized
 
 __all__ = [
-    "standardized",
     "compare",
+    "paper_params",
     "ivmdav_table1",
     "vmdav_table1",
     "mdav_readings",
-    "gamma_sweep",
-    "timings",
-    "ALGORITHMS",
-    "PAPER_GAMMA",
+    "EXACT",
 ]
-
-#: The four heuristics by the keys used in ``data/published``.
-ALGORITHMS: dict[str, Callable[..., np.ndarray]] = {
-    "mdav": mdav,
-    "mdav_single": mdav_single,
-    "vmdav": vmdav,
-    "ivmdav": ivmdav,
-}
-
-#: Gain factors used by the IV-MDAV paper's Table 1 (after the V-MDAV authors).
-PAPER_GAMMA: dict[str, dict[str, float]] = {
-    "vmdav": {"census": 0.2, "tarragona": 0.2, "eia": 1.1},
-    "ivmdav": {"census": 1.16, "tarragona": 1.16, "eia": 1.16},
-}
 
 #: Tolerance under which a reproduced cell counts as an exact match (0.01 %).
 EXACT = 0.01
 
 
-@cache
-def _standardized(name: str) -> np.ndarray:
-    Z = np.asarray(standardize(datasets.load(name)), dtype=float)
-    Z.setflags(write=False)
-    return Z
+def paper_params(method: str, dataset: str) -> dict[str, float]:
+    """The settings the IV-MDAV paper's Table 1 used for ``method`` on ``dataset``.
 
+    Read from the ``parameters`` column of ``data/published`` (``gamma=1.16`` ->
+    ``{"gamma": 1.16}``); empty for methods without options.
 
-def standardized(name: str) -> np.ndarray:
-    """Z-scores (population std) of a reference data set, cached per session.
+    Book: :ref:`chap-ivmdav`.
 
-    The array is read-only; copy it before changing it.
+    Examples
+    --------
+    >>> paper_params("vmdav", "eia")
+    {'gamma': 1.1}
     """
-    return _standardized(name.lower())
+    cells = published.table("ivmdav", 1, method=method, dataset=dataset)
+    found = {p for p in cells["parameters"] if p}
+    if len(found) > 1:
+        raise ValueError(f"Table 1 lists several settings for {method} on {dataset}: {found}")
+    out: dict[str, float] = {}
+    for item in found:
+        for pair in item.split(";"):
+            key, _, val = pair.partition("=")
+            out[key.strip()] = float(val)
+    return out
 
 
-def compare(ours: pd.DataFrame, pub: pd.DataFrame, on: list[str],
+def compare(ours: pd.DataFrame, pub: pd.DataFrame, on: list[str], *,
             decimals: int | None = None) -> pd.DataFrame:
     """Join our values to the published ones and add the differences.
+
+    Book: :ref:`chap-ivmdav`.
 
     Parameters
     ----------
@@ -109,39 +103,39 @@ def compare(ours: pd.DataFrame, pub: pd.DataFrame, on: list[str],
     return out
 
 
-def _run(method: str, name: str, k: int, **params: Any) -> np.ndarray:
-    return ALGORITHMS[method](standardized(name), k, **params)
-
-
 def ivmdav_table1(
-    datasets_: Iterable[str] = ("tarragona", "census", "eia"),
+    *,
+    names: Iterable[str] = ("tarragona", "census", "eia"),
     ks: Iterable[int] = (3, 4, 5, 10),
-    methods: Iterable[str] = ("mdav", "mdav_single", "vmdav", "ivmdav"),
+    methods: Iterable[str] = MDAV_FAMILY,
     gamma: dict[str, dict[str, float]] | None = None,
 ) -> pd.DataFrame:
     """Table 1 of the IV-MDAV paper (SSE and IL), ours beside the published.
 
+    Book: :ref:`chap-ivmdav`.
+
     Parameters
     ----------
-    datasets_, ks, methods : iterables
+    names, ks, methods : iterables
         Which rows and columns to regenerate (default: the whole table).
     gamma : dict, optional
-        ``{method: {dataset: gamma}}``; default :data:`PAPER_GAMMA`.
+        ``{method: {dataset: gamma}}``; default the paper's (:func:`paper_params`).
 
     Returns
     -------
     DataFrame
         One row per (dataset, method, k, metric) with ``published``, ``ours``,
-        ``difference``, ``rel_diff_pct`` and ``match``. Chapter 4.
+        ``difference``, ``rel_diff_pct`` and ``match``.
     """
-    gamma = gamma or PAPER_GAMMA
     rows = []
-    for name in datasets_:
+    for name in names:
         Z = standardized(name)
         for method in methods:
-            params = {"gamma": gamma[method][name]} if method in gamma else {}
+            params = paper_params(method, name)
+            if gamma is not None and method in gamma:
+                params = {"gamma": gamma[method][name]}
             for k in ks:
-                labels = ALGORITHMS[method](Z, k, **params)
+                labels = get_method(method).function(Z, k, **params)
                 s = sse(Z, labels)
                 rows.append((name, method, k, "SSE", s))
                 rows.append((name, method, k, "IL", 100.0 * s / (Z.shape[0] * Z.shape[1])))
@@ -158,12 +152,15 @@ def _vmdav_paper_gamma(pub_types: pd.DataFrame, name: str, k: int) -> float:
 
 
 def vmdav_table1(
+    *,
     real: Iterable[str] = ("census", "tarragona", "eia"),
     ks: Iterable[int] = (3, 4, 5, 10),
     synthetic: dict[str, np.ndarray] | None = None,
     gamma_rule: str = "paper",
 ) -> pd.DataFrame:
     """Right half of Table 1 of the V-MDAV paper (IL of MDAV and V-MDAV).
+
+    Book: :ref:`chap-ivmdav`.
 
     Parameters
     ----------
@@ -185,7 +182,7 @@ def vmdav_table1(
         Rows (dataset, method, k) with ``gamma``, ``published``, ``ours`` (IL in %),
         ``difference``, ``rel_diff_pct``, ``match``. The MDAV row is our
         :func:`~microagg.mdav` (see :func:`mdav_readings` for why the paper's
-        MDAV row is closer to V-MDAV with gamma = 0). Chapter 3.
+        MDAV row is closer to V-MDAV with gamma = 0).
     """
     types = published.table("vmdav", 1, metric="type")
     sets: dict[str, np.ndarray] = {name: standardized(name) for name in real}
@@ -197,7 +194,7 @@ def vmdav_table1(
             if gamma_rule == "paper":
                 g = _vmdav_paper_gamma(types, name, k)
             else:
-                g = PAPER_GAMMA["vmdav"].get(name, 1.1)
+                g = paper_params("vmdav", name)["gamma"]
             rows.append((name, "mdav", k, np.nan, information_loss(Z, mdav(Z, k))))
             rows.append((name, "vmdav", k, g, information_loss(Z, vmdav(Z, k, gamma=g))))
     ours = pd.DataFrame(rows, columns=["dataset", "method", "k", "gamma", "ours"])
@@ -209,7 +206,7 @@ def vmdav_table1(
     return out
 
 
-def mdav_readings(datasets_: Iterable[str] = ("census", "tarragona", "eia"),
+def mdav_readings(*, names: Iterable[str] = ("census", "tarragona", "eia"),
                   ks: Iterable[int] = (3, 4, 5, 10)) -> pd.DataFrame:
     """MDAV as each paper printed it, against three readings of "MDAV".
 
@@ -218,7 +215,9 @@ def mdav_readings(datasets_: Iterable[str] = ("census", "tarragona", "eia"),
     (:func:`~microagg.mdav`, two groups per round), MDAV-single-group, and
     V-MDAV with gamma = 0 (groups of exactly k around the record farthest from
     the *fixed* global centroid, which the V-MDAV paper says is "equivalent to
-    MDAV"). Chapter 2.
+    MDAV").
+
+    Book: :ref:`chap-ivmdav`.
 
     Returns
     -------
@@ -227,7 +226,7 @@ def mdav_readings(datasets_: Iterable[str] = ("census", "tarragona", "eia"),
         ``mdav``, ``mdav_single``, ``vmdav_gamma0`` (ours, IL in %).
     """
     rows = []
-    for name in datasets_:
+    for name in names:
         Z = standardized(name)
         for k in ks:
             rows.append({
@@ -239,45 +238,3 @@ def mdav_readings(datasets_: Iterable[str] = ("census", "tarragona", "eia"),
                 "vmdav_gamma0": information_loss(Z, vmdav(Z, k, gamma=0.0)),
             })
     return pd.DataFrame(rows)
-
-
-def gamma_sweep(X: np.ndarray, k: int, gammas: Iterable[float], method: str = "vmdav",
-                **params: Any) -> pd.DataFrame:
-    """IL of V-MDAV or IV-MDAV over a range of gain factors (chapters 3 and 4).
-
-    Returns
-    -------
-    DataFrame
-        Columns ``gamma``, ``IL``, ``n_groups``, ``max_size``.
-    """
-    f = ALGORITHMS[method]
-    rows = []
-    for g in gammas:
-        labels = f(X, k, gamma=float(g), **params)
-        sizes = np.bincount(labels)
-        rows.append((float(g), information_loss(X, labels), sizes.size, int(sizes.max())))
-    return pd.DataFrame(rows, columns=["gamma", "IL", "n_groups", "max_size"])
-
-
-def timings(datasets_: Iterable[str] = ("census", "tarragona", "eia"),
-            ks: Iterable[int] = (3, 10), repeat: int = 3) -> pd.DataFrame:
-    """Wall-clock time of the four heuristics (best of ``repeat``), measured now.
-
-    Returns
-    -------
-    DataFrame
-        Columns dataset, n, method, k, ``seconds``, ``IL``.
-    """
-    rows = []
-    for name in datasets_:
-        Z = standardized(name)
-        for method, f in ALGORITHMS.items():
-            params = {"gamma": PAPER_GAMMA[method][name]} if method in PAPER_GAMMA else {}
-            for k in ks:
-                best = np.inf
-                for _ in range(repeat):
-                    t0 = time.perf_counter()
-                    labels = f(Z, k, **params)
-                    best = min(best, time.perf_counter() - t0)
-                rows.append((name, Z.shape[0], method, k, best, information_loss(Z, labels)))
-    return pd.DataFrame(rows, columns=["dataset", "n", "method", "k", "seconds", "IL"])

@@ -20,10 +20,10 @@ scores and averages everything into one number, the *score* (lower is better):
 All measures are computed on standardised attributes: both data sets are
 transformed with the *original* data's mean and population standard deviation
 (:func:`microagg.standardize`), which is the space in which GOMM microaggregates.
-Chapter 6 (``chapters/06_gomm.md``) explains the measures with a worked example.
+:ref:`chap-gomm` explains the measures with a worked example.
 
 Readings of details the GOMM paper leaves open (each checked against its
-published single-group values in chapter 6):
+published single-group values in :ref:`chap-gomm`):
 
 * **Ties in DLD.** When several released records are at the same, smallest
   distance from an original record and its own released record is among them,
@@ -47,13 +47,12 @@ published single-group values in chapter 6):
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ._jit import HAVE_NUMBA, njit
+from ._risk_kernels import dld_standardized, id_counts
 from ._validate import as_matrix
 
 __all__ = [
@@ -90,163 +89,6 @@ def _standardize_pair(X: np.ndarray, P: np.ndarray) -> tuple[np.ndarray, np.ndar
     return (X - mean) / sd, (P - mean) / sd
 
 
-# --------------------------------------------------------------------------------------
-# distance-linkage disclosure
-# --------------------------------------------------------------------------------------
-
-
-@njit
-def _dld_kernel(Z: np.ndarray, U: np.ndarray, mult: np.ndarray, own: np.ndarray,
-                Pz: np.ndarray, Pu: np.ndarray, slack: float) -> np.ndarray:
-    """Each record's linked fraction (0, or 1/#tied).
-
-    ``U`` holds the distinct released rows, ``mult`` how many records share each,
-    ``own[i]`` the row of ``U`` that record ``i`` was released as. ``Pz`` and ``Pu``
-    are the projections of the records and of the rows on ``r`` orthonormal axes,
-    the rows sorted by their first projection. Projections never lengthen a
-    difference, so the squared distance of the projections is at most the squared distance:
-
-    * only rows whose first projection lies within ``sqrt(d_own)`` of the
-      record's can tie or be closer; they form a run of the sorted rows, found by
-      binary search;
-    * a row whose ``r``-axis bound exceeds ``d_own`` is skipped.
-
-    Both filters are widened (relative 1e-6, absolute ``slack``) far beyond the
-    rounding error of the projections, so they only ever let more rows through.
-    Every decision is then made on the exact distance, summed column by column in
-    column order; a candidate is abandoned once its partial sum exceeds the own
-    distance (partial sums of non-negative terms never decrease), and the record
-    once a strictly closer row is found.
-    """
-    n, p = Z.shape
-    m = U.shape[0]
-    r = Pz.shape[1]
-    out = np.zeros(n)
-    for i in range(n):
-        o = own[i]
-        d_own = 0.0
-        for c in range(p):
-            t = Z[i, c] - U[o, c]
-            d_own += t * t
-        bound = d_own * (1.0 + 1e-6) + slack
-        radius = np.sqrt(bound)
-        low = Pz[i, 0] - radius
-        high = Pz[i, 0] + radius
-        lo = 0
-        hi = m
-        while lo < hi:  # first row with first projection >= low
-            mid = (lo + hi) // 2
-            if Pu[mid, 0] < low:
-                lo = mid + 1
-            else:
-                hi = mid
-        tied = 0
-        linked = True
-        for j in range(lo, m):
-            if Pu[j, 0] > high:
-                break
-            lb = 0.0
-            for a in range(r):
-                t = Pz[i, a] - Pu[j, a]
-                lb += t * t
-            if lb > bound:
-                continue
-            s = 0.0
-            over = False
-            for c in range(p):
-                t = Z[i, c] - U[j, c]
-                s += t * t
-                if s > d_own:
-                    over = True
-                    break
-            if over:
-                continue
-            if s < d_own:
-                linked = False
-                break
-            tied += mult[j]
-        if linked:
-            out[i] = 1.0 / tied if tied > 0 else 1.0
-    return out
-
-
-def _dld_numpy(Z: np.ndarray, U: np.ndarray, mult: np.ndarray, own: np.ndarray,
-               block: int = 256) -> np.ndarray:
-    """Vectorised twin of :func:`_dld_kernel` (same arithmetic, same order, same answer).
-
-    Used when numba is absent; memory ``block x m``, never ``n x n``.
-    """
-    n, p = Z.shape
-    out = np.zeros(n)
-    for start in range(0, n, block):
-        Zb = Z[start:start + block]
-        D = np.zeros((Zb.shape[0], U.shape[0]))
-        for c in range(p):  # column by column: the kernel's summation order
-            t = Zb[:, c, None] - U[None, :, c]
-            D += t * t
-        d_own = D[np.arange(Zb.shape[0]), own[start:start + block]]
-        closer = (D < d_own[:, None]).any(axis=1)
-        tied = ((D == d_own[:, None]) * mult[None, :]).sum(axis=1)
-        out[start:start + block] = np.where(closer, 0.0, 1.0 / tied)
-    return out
-
-
-def _distinct_rows(Q: np.ndarray, keys: np.ndarray | None = None
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct rows of ``Q``, their multiplicities, and the distinct row of each record.
-
-    ``keys`` optionally identifies the rows without looking at their values: a
-    ``(G, n)`` integer array (e.g. each record's cluster in each of ``G`` attribute
-    groups) such that equal columns mean equal rows. It is an optimisation only:
-    rows that are equal but carry different keys are still counted as ties,
-    because ties are decided by distance.
-    """
-    L = Q.T if keys is None else np.atleast_2d(keys)
-    n = L.shape[1]
-    order = np.lexsort(L[::-1])  # sort the records by their key (or row) tuples
-    srt = L[:, order]
-    new = np.empty(n, dtype=bool)
-    new[0] = True
-    np.any(srt[:, 1:] != srt[:, :-1], axis=0, out=new[1:])
-    ids_sorted = np.cumsum(new) - 1
-    own = np.empty(n, dtype=np.int64)
-    own[order] = ids_sorted
-    first = order[new]
-    mult = np.bincount(own).astype(np.int64)
-    return np.ascontiguousarray(Q[first]), mult, own
-
-
-def _principal_axes(Z: np.ndarray, r: int = 8) -> np.ndarray:
-    """``(p, r)`` orthonormal axes of largest spread of ``Z`` (principal components)."""
-    centred = Z - Z.mean(axis=0)
-    _, vecs = np.linalg.eigh(centred.T @ centred)
-    W = vecs[:, ::-1][:, : min(r, Z.shape[1])]
-    return np.ascontiguousarray(W)
-
-
-def _dld_standardized(Z: np.ndarray, Q: np.ndarray, keys: np.ndarray | None = None,
-                      axes: np.ndarray | None = None) -> float:
-    """DLD in % for data already on the common (standardised) scale.
-
-    ``axes`` (orthonormal columns; default the principal axes of ``Z``) only
-    order and filter the search; the answer does not depend on them.
-    """
-    U, mult, own = _distinct_rows(Q, keys)
-    if HAVE_NUMBA:
-        W = _principal_axes(Z) if axes is None else axes
-        Pz = Z @ W
-        Pu = U @ W
-        order = np.argsort(Pu[:, 0], kind="stable")
-        rank = np.empty_like(order)
-        rank[order] = np.arange(order.size)
-        # the rounding error of a projection is far below 1e-9 * (1 + largest |coordinate| sum)
-        scale = 1.0 + float(np.abs(Z).sum(axis=1).max()) + float(np.abs(U).sum(axis=1).max())
-        slack = 1e-9 * scale * scale
-        linked = _dld_kernel(Z, np.ascontiguousarray(U[order]), mult[order], rank[own],
-                             np.ascontiguousarray(Pz), np.ascontiguousarray(Pu[order]), slack)
-    else:
-        linked = _dld_numpy(Z, U, mult, own)
-    return 100.0 * math.fsum(linked) / Z.shape[0]
 
 
 def distance_linkage_disclosure(original: Any, protected: Any, *,
@@ -266,8 +108,9 @@ def distance_linkage_disclosure(original: Any, protected: Any, *,
     link, one tied with :math:`t-1` others counts :math:`1/t` (an intruder who
     picks at random among the tied candidates), and one with a strictly nearer
     stranger counts 0. This is Eq. (5) of the GOMM paper :cite:p:`nin2008gomm`
-    with the tie rule made explicit; see the module notes and chapter 6
-    (``chapters/06_gomm.md``).
+    with the tie rule made explicit; see the module notes and :ref:`chap-gomm`.
+
+    Book: :ref:`chap-gomm`.
 
     Parameters
     ----------
@@ -302,7 +145,7 @@ def distance_linkage_disclosure(original: Any, protected: Any, *,
     X, P = _pair(original, protected)
     if standardize:
         X, P = _standardize_pair(X, P)
-    return _dld_standardized(X, P)
+    return dld_standardized(X, P)
 
 
 # --------------------------------------------------------------------------------------
@@ -310,12 +153,9 @@ def distance_linkage_disclosure(original: Any, protected: Any, *,
 # --------------------------------------------------------------------------------------
 
 
-def _id_counts(Z: np.ndarray, Q: np.ndarray, width: float) -> np.ndarray:
-    """Per attribute: how many released values lie within ``width*|x|`` of the original."""
-    return np.count_nonzero(np.abs(Q - Z) <= width * np.abs(Z), axis=0)
 
 
-def interval_disclosure(original: Any, protected: Any, width: float = 0.10, *,
+def interval_disclosure(original: Any, protected: Any, *, width: float = 0.10,
                         standardize: bool = True) -> float:
     r"""Interval disclosure (ID): percentage of released values close to the original value.
 
@@ -329,6 +169,8 @@ def interval_disclosure(original: Any, protected: Any, width: float = 0.10, *,
     :math:`|x|` so that it is an interval for negative values too. Bounds are
     inclusive; an original value of 0 is disclosed only by a released 0.
 
+    Book: :ref:`chap-gomm`.
+
     Parameters
     ----------
     original, protected : array_like, shape (n, p)
@@ -337,7 +179,7 @@ def interval_disclosure(original: Any, protected: Any, width: float = 0.10, *,
     standardize : bool, default True
         Apply the interval on attributes standardised with the original's mean and
         population standard deviation (our reading; the paper does not name the
-        scale, see chapter 6, ``chapters/06_gomm.md``). ``False`` uses the values as given.
+        scale, see :ref:`chap-gomm`. ``False`` uses the values as given.
 
     Returns
     -------
@@ -353,7 +195,7 @@ def interval_disclosure(original: Any, protected: Any, width: float = 0.10, *,
     width = _check_width(width)
     if standardize:
         X, P = _standardize_pair(X, P)
-    return 100.0 * float(_id_counts(X, P, width).sum()) / X.size
+    return 100.0 * float(id_counts(X, P, width).sum()) / X.size
 
 
 def _check_width(width: Any) -> float:
@@ -373,6 +215,8 @@ def _check_width(width: Any) -> float:
 def disclosure_risk(original: Any, protected: Any, *, standardize: bool = True) -> float:
     r"""Disclosure risk :math:`\mathrm{DR} = (\mathrm{ID} + \mathrm{DLD})/2` (GOMM Eq. 6).
 
+    Book: :ref:`chap-gomm`.
+
     Examples
     --------
     >>> X = [[1.0], [2.0], [10.0], [11.0]]
@@ -384,7 +228,10 @@ def disclosure_risk(original: Any, protected: Any, *, standardize: bool = True) 
 
 @dataclass(frozen=True)
 class ScoreBreakdown:
-    """The GOMM score and its parts, all in percent (lower is better)."""
+    """The GOMM score and its parts, all in percent (lower is better).
+
+    Book: :ref:`chap-gomm`.
+    """
 
     il: float
     id: float
@@ -397,7 +244,10 @@ class ScoreBreakdown:
 
     @property
     def score(self) -> float:
-        """``(il + dr) / 2``."""
+        """``(il + dr) / 2``.
+
+        Book: :ref:`chap-gomm`.
+        """
         return 0.5 * (self.il + self.dr)
 
 
@@ -408,8 +258,8 @@ def _breakdown_standardized(Z: np.ndarray, Q: np.ndarray, width: float = 0.10) -
     if sst == 0:
         raise ValueError("all original records are identical (SST = 0): IL is undefined")
     il = 100.0 * float(np.einsum("ij,ij->", diff, diff)) / sst
-    idv = 100.0 * float(_id_counts(Z, Q, width).sum()) / Z.size
-    return ScoreBreakdown(il=il, id=idv, dld=_dld_standardized(Z, Q))
+    idv = 100.0 * float(id_counts(Z, Q, width).sum()) / Z.size
+    return ScoreBreakdown(il=il, id=idv, dld=dld_standardized(Z, Q))
 
 
 def score_breakdown(original: Any, protected: Any, *, standardize: bool = True,
@@ -423,6 +273,8 @@ def score_breakdown(original: Any, protected: Any, *, standardize: bool = True,
 
     which for a release by microaggregation of attribute groups is the sum over
     the groups of their within-group SSE divided by SST (Eq. 4 of GOMM).
+
+    Book: :ref:`chap-gomm`.
 
     Examples
     --------
@@ -440,6 +292,8 @@ def score_breakdown(original: Any, protected: Any, *, standardize: bool = True,
 def score(original: Any, protected: Any, *, standardize: bool = True) -> float:
     r"""The GOMM score :math:`(\mathrm{IL} + \mathrm{DR})/2` in percent (Eq. 2; lower is better).
 
-    See :func:`score_breakdown` for the parts and chapter 6 (``chapters/06_gomm.md``).
+    See :func:`score_breakdown` for the parts and :ref:`chap-gomm`.
+
+    Book: :ref:`chap-gomm`.
     """
     return score_breakdown(original, protected, standardize=standardize).score

@@ -8,8 +8,7 @@ group holds at least ``k`` of them) with the smallest within-group sum of square
     \mathrm{SSE} = \sum_{i=1}^{s}\sum_{\mathbf{x}\in G_i}
         \lVert \mathbf{x}-\bar{\mathbf{x}}_i\rVert^2 .
 
-Two facts shape what can be solved exactly (chapter 1,
-``chapters/01_foundations.md``):
+Two facts shape what can be solved exactly (:ref:`chap-foundations`:
 
 * An optimal k-partition never needs a group of ``2k`` or more records: such a
   group can be split into two groups of at least ``k`` without increasing the
@@ -137,6 +136,8 @@ def _path_to(pred: np.ndarray, end: int) -> np.ndarray:
 class UnivariateGraph:
     """The Hansen-Mukherjee graph of a univariate data set, and its shortest path.
 
+    Book: :ref:`chap-foundations`.
+
     Attributes
     ----------
     values : numpy.ndarray, shape (n,)
@@ -171,8 +172,9 @@ def univariate_graph(x: Any, k: int) -> UnivariateGraph:
     ``i .. j-1`` and costs that group's SSE. Every path from node 0 to node
     ``n`` is a k-partition into runs of consecutive values, and the shortest
     one is an optimal k-partition (Hansen & Mukherjee, 2003). Used by
-    :func:`optimal_univariate` and by the figures of chapter 1
-    (``chapters/01_foundations.md``).
+    :func:`optimal_univariate` and by the figures of :ref:`chap-foundations`.
+
+    Book: :ref:`chap-foundations`.
 
     Parameters
     ----------
@@ -233,6 +235,8 @@ def optimal_univariate(x: Any, k: int) -> np.ndarray:
     most ``k`` incoming arcs) is an optimal partition: :math:`O(n \log n)` to
     sort plus :math:`O(nk)`.
 
+    Book: :ref:`chap-foundations`.
+
     Parameters
     ----------
     x : array_like, shape (n,) or (n, 1)
@@ -256,7 +260,7 @@ def optimal_univariate(x: Any, k: int) -> np.ndarray:
     upwards and only a strictly shorter path replaces the best one). Distances
     are floating-point sums, so "equal" means bit-for-bit equal.
 
-    See chapter 1 (``chapters/01_foundations.md``), and
+    See :ref:`chap-foundations`, and
     :func:`univariate_graph` for the graph itself.
 
     Raises
@@ -371,6 +375,8 @@ def optimal_partition(X: Any, k: int) -> np.ndarray:
     :math:`2^n` bitmasks and at most :math:`3^{n-1}` (set, group) pairs, compiled
     by numba when it is installed (same code, same answers without it).
 
+    Book: :ref:`chap-foundations`.
+
     Parameters
     ----------
     X : array_like or pandas.DataFrame, shape (n, p)
@@ -386,8 +392,7 @@ def optimal_partition(X: Any, k: int) -> np.ndarray:
     Notes
     -----
     Deterministic: among equally good partitions the first one met in the
-    enumeration order is returned. Run time roughly triples with each extra
-    record; chapter 1 (``chapters/01_foundations.md``) measures it.
+    enumeration order is returned. Run time roughly triples with each record.
 
     Raises
     ------
@@ -419,13 +424,20 @@ def optimal_partition(X: Any, k: int) -> np.ndarray:
     arr = arr - arr.mean(axis=0)  # centring: same SSEs, smaller sums
     cost, cnt = _subset_sse(arr)
     _, choice = _subset_dp(cost, cnt, n, k)
+    return _labels_from_choice(choice, n)
+
+
+def _labels_from_choice(choice: np.ndarray, n: int) -> np.ndarray:
+    """Follow the dynamic programme's choices from the full set; groups in order of first record."""
     labels = np.empty(n, dtype=np.int64)
     R = (1 << n) - 1
     g = 0
     while R:
         G = int(choice[R])
-        members = [i for i in range(n) if G >> i & 1]
-        labels[members] = g
+        if G == 0 or G & ~R:
+            raise ValueError("optimal_partition found no finite optimum: the group costs are "
+                             "not finite numbers (are the values too large to square?)")
+        labels[[i for i in range(n) if G >> i & 1]] = g
         g += 1
         R ^= G
     return labels

@@ -1,4 +1,4 @@
-"""Small plotting helpers shared by the chapters and :mod:`microagg.widgets`.
+"""Small plotting helpers shared by the chapters and the views of :mod:`microagg.views`.
 
 Plumbing "not useful to read" lives here so that chapters show only the ideas.
 Every helper draws on a matplotlib ``Axes`` passed in by the caller and returns
@@ -9,7 +9,7 @@ global state, so the helpers compose and are testable without a display.
   centroids and optional record numbers.
 * :func:`plot_univariate` - one attribute on a line, groups as coloured runs.
 * :func:`plot_arc_graph` - a DAG on nodes ``0..n`` drawn as an arc diagram, with
-  one path highlighted (the Hansen-Mukherjee graph of chapter 1).
+  one path highlighted (the Hansen-Mukherjee graph of :ref:`chap-foundations`).
 * :func:`group_colors` - the colour of each group, consistent across helpers.
 """
 
@@ -23,13 +23,16 @@ from matplotlib.axes import Axes
 from matplotlib.colors import to_rgba
 from matplotlib.patches import Arc, Polygon
 
-from ._validate import as_labels, as_matrix
+from .._validate import as_labels, as_matrix
 
-__all__ = ["group_colors", "plot_partition", "plot_univariate", "plot_arc_graph"]
+__all__ = ["group_colors", "plot_partition", "plot_univariate", "plot_arc_graph",
+           "plot_group_hull"]
 
 
-def group_colors(n_groups: int, cmap: str = "tab10") -> list[tuple[float, float, float, float]]:
+def group_colors(n_groups: int, *, cmap: str = "tab10") -> list[tuple[float, float, float, float]]:
     """``n_groups`` distinguishable RGBA colours (cycling ``cmap``, then ``tab20``).
+
+    Book: :ref:`chap-foundations`.
 
     Parameters
     ----------
@@ -76,6 +79,8 @@ def plot_partition(
 ) -> Axes:
     """Draw 2-D records coloured by group.
 
+    Book: :ref:`chap-foundations`.
+
     Parameters
     ----------
     ax : matplotlib.axes.Axes
@@ -107,7 +112,7 @@ def plot_partition(
     lab = as_labels(labels, arr.shape[0])
     P = arr[:, :2]
     groups = np.unique(lab)
-    colors = group_colors(groups.size, cmap)
+    colors = group_colors(groups.size, cmap=cmap)
     for g, col in zip(groups, colors, strict=True):
         pts = P[lab == g]
         if hulls and pts.shape[0] >= 2:
@@ -145,6 +150,8 @@ def plot_univariate(
 ) -> Axes:
     """Draw one attribute on a horizontal line, each group a coloured run.
 
+    Book: :ref:`chap-foundations`.
+
     Parameters
     ----------
     ax : matplotlib.axes.Axes
@@ -160,7 +167,7 @@ def plot_univariate(
     v = as_matrix(np.asarray(x, dtype=float).reshape(-1, 1), "x")[:, 0]
     lab = as_labels(labels, v.size)
     groups = np.unique(lab)
-    colors = group_colors(groups.size, cmap)
+    colors = group_colors(groups.size, cmap=cmap)
     ax.axhline(0, color="0.7", linewidth=0.8, zorder=0)
     for g, col in zip(groups, colors, strict=True):
         vals = v[lab == g]
@@ -198,6 +205,8 @@ def plot_arc_graph(
     Arcs of the highlighted ``path`` (consecutive node pairs) are drawn thick
     and red, the others thin and grey; with ``costs`` each arc is labelled at
     its top.
+
+    Book: :ref:`chap-foundations`.
 
     Parameters
     ----------
@@ -253,11 +262,8 @@ def plot_arc_graph(
 
 
 # ======================================================================================
-# Helpers added for chapters 2-3 (step-by-step MDAV / V-MDAV figures)
+# Helpers added for :ref:`chap-mdav` to :ref:`chap-vmdav` (step-by-step MDAV / V-MDAV figures)
 # ======================================================================================
-
-__all__ += ["plot_group_hull"]
-
 
 def plot_group_hull(ax: Axes, points: Any, color: Any, *, alpha: float = 0.18,
                     linewidth: float = 1.2) -> Axes:
@@ -265,7 +271,9 @@ def plot_group_hull(ax: Axes, points: Any, color: Any, *, alpha: float = 0.18,
 
     Three or more points: a filled polygon with an outline; two points: a thick
     segment; one point: nothing. Used to outline the groups formed in one step
-    of an algorithm (chapters 2 and 3).
+    of an algorithm (:ref:`chap-mdav` to :ref:`chap-vmdav`).
+
+    Book: :ref:`chap-foundations`.
 
     Parameters
     ----------

@@ -272,6 +272,8 @@ def mdav(X: Any, k: int) -> np.ndarray:
     All groups have exactly ``k`` records except the last, which has
     ``k..2k-1``.
 
+    Book: :ref:`chap-mdav`.
+
     Parameters
     ----------
     X : array_like, shape (n, p)
@@ -299,7 +301,7 @@ def mdav(X: Any, k: int) -> np.ndarray:
 
     With standardised attributes this reproduces the MDAV SSE published in the
     IV-MDAV paper's Table 1 for Census, EIA and Tarragona at k = 3, 4, 5, 10
-    (chapter 2, ``chapters/02_mdav.md``).
+    (:ref:`chap-mdav`.
 
     Examples
     --------
@@ -345,6 +347,8 @@ def mdav_single(X: Any, k: int) -> np.ndarray:
     This is :func:`ivmdav` with the extension step switched off, which is how
     the IV-MDAV paper presents it (its IV-MDAV steps 1-5 without 2.3 and 2.8).
 
+    Book: :ref:`chap-ivmdav`.
+
     Parameters
     ----------
     X : array_like, shape (n, p)
@@ -356,7 +360,7 @@ def mdav_single(X: Any, k: int) -> np.ndarray:
 
     Notes
     -----
-    Chapter 4 (``chapters/04_ivmdav.md``) reproduces the paper's
+    :ref:`chap-ivmdav` reproduces the paper's
     MDAV-single-group row of Table 1 with it.
     """
     arr, k = _prepare(X, k)
@@ -365,7 +369,7 @@ def mdav_single(X: Any, k: int) -> np.ndarray:
     return _mdav_numpy(arr, k, False)
 
 
-def vmdav(X: Any, k: int, gamma: float = 0.2, *, leftover: str = "centroid") -> np.ndarray:
+def vmdav(X: Any, k: int, *, gamma: float = 0.2, leftover: str = "centroid") -> np.ndarray:
     r"""V-MDAV: variable-size MDAV with gain factor :math:`\gamma`.
 
     Algorithm 1 of Solanas & Martinez-Balleste (2006)
@@ -384,6 +388,8 @@ def vmdav(X: Any, k: int, gamma: float = 0.2, *, leftover: str = "centroid") -> 
 
        and the group has fewer than :math:`2k-1` records;
     4. assign the (fewer than :math:`k`) records left to their closest group.
+
+    Book: :ref:`chap-vmdav`.
 
     Parameters
     ----------
@@ -405,7 +411,7 @@ def vmdav(X: Any, k: int, gamma: float = 0.2, *, leftover: str = "centroid") -> 
     Notes
     -----
     Readings of details the paper leaves open, chosen to match the published
-    numbers best (chapter 3, ``chapters/03_vmdav.md``, lists the alternatives
+    numbers best (:ref:`chap-vmdav`, lists the alternatives
     and what each gives):
 
     * :math:`d_{in}` and :math:`d_{out}` are plain Euclidean distances.
@@ -499,7 +505,7 @@ def _closest_to_group(pool: _Pool, members: list[int], in_group: np.ndarray,
     return int(cand[i]), float(np.sqrt(exact[i]))
 
 
-def ivmdav(X: Any, k: int, gamma: float = 1.16, *, candidates: int | None = None,
+def ivmdav(X: Any, k: int, *, gamma: float = 1.16, candidates: int | None = None,
            self_neighbour: bool = True) -> np.ndarray:
     r"""IV-MDAV: MDAV-single-group with a variable-size extension step.
 
@@ -519,6 +525,8 @@ def ivmdav(X: Any, k: int, gamma: float = 1.16, *, candidates: int | None = None
     3. if at least :math:`2k` records remain, one more group of :math:`k`
        around the farthest record; the rest form the last group.
 
+    Book: :ref:`chap-ivmdav`.
+
     Parameters
     ----------
     X : array_like, shape (n, p)
@@ -531,7 +539,7 @@ def ivmdav(X: Any, k: int, gamma: float = 1.16, *, candidates: int | None = None
     self_neighbour : bool, default True
         Whether :math:`y_j` counts as its own first neighbour :math:`z_1` (step
         2.8.1 searches "in X", which still holds :math:`y_j`). ``False`` takes
-        :math:`z_1, \dots, z_k` among the *other* unassigned records; chapter 4
+        :math:`z_1, \dots, z_k` among the *other* unassigned records; :ref:`chap-ivmdav`
         shows that this reading is far from the published numbers on EIA.
 
     Returns
@@ -540,7 +548,7 @@ def ivmdav(X: Any, k: int, gamma: float = 1.16, *, candidates: int | None = None
 
     Notes
     -----
-    Readings of details the paper leaves open (chapter 4 shows the effect of
+    Readings of details the paper leaves open (:ref:`chap-ivmdav` shows the effect of
     the alternatives on its Table 1):
 
     * :math:`y_1` is :math:`\mathbf{x}_r` itself, so the first group is
@@ -549,7 +557,7 @@ def ivmdav(X: Any, k: int, gamma: float = 1.16, *, candidates: int | None = None
       the unassigned records outside the group, :math:`y_j` itself included
       (``self_neighbour=True``), so :math:`z_k` is its :math:`(k-1)`-th nearest
       other record. Of the readings we tried this is the one that reproduces
-      the published table (chapter 4).
+      the published table (:ref:`chap-ivmdav`).
     * Each candidate is tested in turn even after one is rejected.
     * Step 3 uses "at least :math:`2k`" so that no group exceeds :math:`2k-1`.
     """

@@ -19,6 +19,9 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from ._methods import METHODS
+from ._protect import microaggregate
+
 __all__ = ["main"]
 
 TABLES = ("ivmdav-table1", "vmdav-table1", "mdav-readings", "genetic-table2")
@@ -42,14 +45,12 @@ def _info(_: argparse.Namespace) -> int:
 def _data(args: argparse.Namespace) -> int:
     from .datasets import install_raw
 
-    dest = install_raw(args.source, args.dest)
+    dest = install_raw(args.source, dest=args.dest)
     print(f"reference data verified in {dest}")
     return 0
 
 
 def _protect(args: argparse.Namespace) -> int:
-    from .protect import microaggregate
-
     df = pd.read_csv(args.input)
     params = {}
     if args.gamma is not None:
@@ -69,20 +70,18 @@ def _protect(args: argparse.Namespace) -> int:
 
 
 def _reproduce(args: argparse.Namespace) -> int:
-    from . import tables
+    from . import reproductions
 
     pd.set_option("display.width", 160)
     pd.set_option("display.max_rows", 500)
     if args.table == "ivmdav-table1":
-        df = tables.ivmdav_table1()
+        df = reproductions.ivmdav_table1()
     elif args.table == "vmdav-table1":
-        df = tables.vmdav_table1()
+        df = reproductions.vmdav_table1()
     elif args.table == "mdav-readings":
-        df = tables.mdav_readings()
+        df = reproductions.mdav_readings()
     else:
-        from .genetic import reproduce_table2
-
-        df = reproduce_table2(iterations=args.iterations)
+        df = reproductions.reproduce_table2(iterations=args.iterations)
     print(df.round(4).to_string(index=False))
     return 0
 
@@ -101,8 +100,7 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("input", help="CSV file with a header row")
     m.add_argument("-k", type=int, required=True, help="minimum group size")
     m.add_argument("-o", "--output", help="output CSV (default: standard output)")
-    m.add_argument("--method", default="mdav",
-                   choices=["mdav", "mdav_single", "vmdav", "ivmdav", "hybrid"])
+    m.add_argument("--method", default="mdav", choices=list(METHODS))
     m.add_argument("--columns", help="comma-separated columns (default: all numeric)")
     m.add_argument("--gamma", type=float, help="gain factor for vmdav/ivmdav")
     m.add_argument("--no-standardize", action="store_true",

@@ -4,45 +4,31 @@
 chooses the columns, standardises them, runs one of the heuristics, and
 returns a copy of the table in which the chosen columns hold group centroids in
 their original units. Everything else in the table (other columns, index,
-column order) is untouched. Chapter 2 (``chapters/02_mdav.md``) uses it.
+column order) is untouched. :ref:`chap-mdav` uses it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ._core import aggregate, group_sizes, sse, sst
+from ._core import standardize as _standardize
+from ._methods import get_method
 from ._validate import as_matrix, check_k
-from .core import aggregate, group_sizes, sse, sst
-from .core import standardize as _standardize
-from .mdav import ivmdav, mdav, mdav_single, vmdav
 
-__all__ = ["microaggregate", "MicroaggregationInfo", "METHODS"]
-
-
-def _hybrid(X: np.ndarray, k: int, **params: Any) -> np.ndarray:
-    from .genetic import hybrid  # the GA is loaded only when asked for
-
-    return hybrid(X, k, **params)
-
-
-#: Heuristics accepted by ``method=``; each maps (X, k, **params) to labels.
-METHODS: dict[str, Callable[..., np.ndarray]] = {
-    "mdav": mdav,
-    "mdav_single": mdav_single,
-    "vmdav": vmdav,
-    "ivmdav": ivmdav,
-    "hybrid": _hybrid,
-}
+__all__ = ["microaggregate", "MicroaggregationInfo"]
 
 
 @dataclass(frozen=True)
 class MicroaggregationInfo:
     """What :func:`microaggregate` did, besides the protected table.
+
+    Book: :ref:`chap-mdav`.
 
     Attributes
     ----------
@@ -77,6 +63,7 @@ class MicroaggregationInfo:
 def microaggregate(
     df: pd.DataFrame,
     k: int,
+    *,
     method: str = "mdav",
     columns: Sequence[Any] | None = None,
     standardize: bool = True,
@@ -85,6 +72,8 @@ def microaggregate(
 ) -> pd.DataFrame | tuple[pd.DataFrame, MicroaggregationInfo]:
     r"""Microaggregate columns of a table and return the protected copy.
 
+    Book: :ref:`chap-mdav`.
+
     Parameters
     ----------
     df : pandas.DataFrame
@@ -92,17 +81,16 @@ def microaggregate(
     k : int
         Minimum group size: every released combination of the chosen columns
         is shared by at least ``k`` rows.
-    method : {"mdav", "mdav_single", "vmdav", "ivmdav", "hybrid"}
-        The heuristic (see :mod:`microagg.mdav` and :mod:`microagg.genetic`).
+    method : str, default "mdav"
+        A registered method (:func:`microagg.list_methods`).
     columns : sequence of column labels, optional
         Columns to protect jointly. Default: every numeric column. The other
         columns are copied unchanged.
     standardize : bool, default True
-        Build the partition on z-scores (population standard deviation), so
-        that attributes in large units do not dominate the distances. The
-        released centroids are always in the original units.
+        Build the partition on z-scores (population standard deviation), so that
+        large units do not dominate; the released centroids are in original units.
     return_info : bool, default False
-        Also return a :class:`MicroaggregationInfo` (labels, SSE, IL, ...).
+        Also return a :class:`MicroaggregationInfo`.
     **params
         Passed to the heuristic, e.g. ``gamma=1.1`` for V-MDAV.
 
@@ -117,8 +105,8 @@ def microaggregate(
     TypeError
         If a chosen column is not numeric.
     ValueError
-        On NaN/inf values, an unknown method or column, k outside ``1..n``,
-        or (with ``standardize=True``) a constant column.
+        On NaN/inf, an unknown method, option or column, ``k`` outside ``1..n``,
+        or (``standardize=True``) a constant column.
 
     Examples
     --------
@@ -133,34 +121,39 @@ def microaggregate(
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}; "
                         "for arrays call a heuristic (e.g. microagg.mdav) and microagg.aggregate")
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; choose one of {sorted(METHODS)}")
-    if columns is None:
-        columns = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])
-                   and not pd.api.types.is_bool_dtype(df[c])]
-        if not columns:
-            raise TypeError("df has no numeric columns to microaggregate")
-    else:
-        columns = list(columns)
-        missing = [c for c in columns if c not in df.columns]
-        if missing:
-            raise ValueError(f"column(s) {missing} are not in the table")
-        if not columns:
-            raise ValueError("columns is empty: choose at least one column")
-    part = df[columns]
-    X = as_matrix(part, name="the chosen columns")
+    spec = get_method(method)
+    unknown = sorted(set(params) - set(spec.options))
+    if unknown:
+        raise ValueError(f"option(s) {unknown} do not apply to method {method!r}; "
+                         f"it accepts {list(spec.options) or 'no options'}")
+    columns = _choose_columns(df, columns)
+    X = as_matrix(df[columns], name="the chosen columns")
     k = check_k(k, X.shape[0])
     Z = _standardize(X) if standardize else X
-    labels = np.asarray(METHODS[method](Z, k, **params), dtype=np.int64)
+    labels = np.asarray(spec.function(Z, k, **params), dtype=np.int64)
     out = df.copy()
     out[columns] = aggregate(X, labels)
     if not return_info:
         return out
-    total = sst(Z)
-    within = sse(Z, labels)
-    info = MicroaggregationInfo(
+    total, within = sst(Z), sse(Z, labels)
+    return out, MicroaggregationInfo(
         labels=labels, columns=list(columns), method=method, k=k, params=dict(params),
         sse=within, sst=total, information_loss=100.0 * within / total if total else 0.0,
-        group_sizes=group_sizes(labels),
-    )
-    return out, info
+        group_sizes=group_sizes(labels))
+
+
+def _choose_columns(df: pd.DataFrame, columns: Sequence[Any] | None) -> list[Any]:
+    """The columns to protect: those named, or by default every numeric column."""
+    if columns is None:
+        chosen = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])
+                  and not pd.api.types.is_bool_dtype(df[c])]
+        if not chosen:
+            raise TypeError("df has no numeric columns to microaggregate")
+        return chosen
+    chosen = list(columns)
+    missing = [c for c in chosen if c not in df.columns]
+    if missing:
+        raise ValueError(f"column(s) {missing} are not in the table")
+    if not chosen:
+        raise ValueError("columns is empty: choose at least one column")
+    return chosen

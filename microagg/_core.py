@@ -15,7 +15,7 @@ within-group sum of squares (:func:`sse`) relative to the total sum of squares
     \mathrm{IL} = 100\,\frac{\mathrm{SSE}}{\mathrm{SST}}.
 
 The formulas are those of Domingo-Ferrer & Mateo-Sanz (2002), used by every
-paper in the book; chapter 1 (``chapters/01_foundations.md``) explains them.
+paper in the book; :ref:`chap-foundations` explains them.
 """
 
 from __future__ import annotations
@@ -48,6 +48,8 @@ def standardize(X: Any) -> Any:
     The population convention (``ddof=0``) is the one under which the published
     MDAV results reproduce; with it every attribute contributes exactly ``n`` to
     the SST, so ``sst(standardize(X)) == n * p`` (14040 for Census).
+
+    Book: :ref:`chap-foundations`.
 
     Parameters
     ----------
@@ -94,6 +96,8 @@ def sst(X: Any) -> float:
     .. math:: \mathrm{SST} = \sum_{i=1}^{n} (\mathbf{x}_i-\bar{\mathbf{x}})^\top
               (\mathbf{x}_i-\bar{\mathbf{x}})
 
+    Book: :ref:`chap-foundations`.
+
     Examples
     --------
     >>> sst([[0.0], [2.0]])
@@ -122,6 +126,8 @@ def sse(X: Any, labels: Any) -> float:
     .. math:: \mathrm{SSE} = \sum_{i=1}^{s}\sum_{j=1}^{n_i}
               \lVert\mathbf{x}_{ij}-\bar{\mathbf{x}}_i\rVert^2
 
+    Book: :ref:`chap-foundations`.
+
     Parameters
     ----------
     X : array_like, shape (n, p)
@@ -146,6 +152,8 @@ def information_loss(X: Any, labels: Any) -> float:
     0 means nothing was lost (every group is a set of identical records); 100
     means every record was replaced by the global mean.
 
+    Book: :ref:`chap-foundations`.
+
     Examples
     --------
     >>> round(information_loss([[0.0], [2.0], [10.0], [12.0]], [0, 0, 1, 1]), 3)
@@ -159,6 +167,8 @@ def information_loss(X: Any, labels: Any) -> float:
 
 def aggregate(X: Any, labels: Any) -> Any:
     r"""Replace every record by the centroid of its group (the released data).
+
+    Book: :ref:`chap-foundations`.
 
     Parameters
     ----------
@@ -184,6 +194,8 @@ def aggregate(X: Any, labels: Any) -> Any:
 def group_sizes(labels: Any) -> np.ndarray:
     """Sizes of the groups, in the order of their sorted labels.
 
+    Book: :ref:`chap-foundations`.
+
     Examples
     --------
     >>> group_sizes([1, 0, 1, 1]).tolist()
@@ -197,6 +209,8 @@ def group_sizes(labels: Any) -> np.ndarray:
 
 def is_k_partition(labels: Any, k: int, *, max_size: int | None = None) -> bool:
     """True when every group holds at least ``k`` records (and at most ``max_size``).
+
+    Book: :ref:`chap-foundations`.
 
     Examples
     --------
@@ -220,6 +234,8 @@ def relabel(labels: Any) -> np.ndarray:
 
     Two label arrays describe the same partition exactly when their
     ``relabel`` forms are equal.
+
+    Book: :ref:`chap-foundations`.
     """
     lab = as_labels(labels)
     _, first, inverse = np.unique(lab, return_index=True, return_inverse=True)

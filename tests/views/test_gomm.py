@@ -1,0 +1,40 @@
+"""Tests of :mod:`microagg.views` (GOMM): called with values, no browser, no display.
+
+The figures' titles and artists carry the algorithms' numbers; bad values raise clear errors.
+"""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+import microagg as ma  # noqa: E402
+from microagg import views  # noqa: E402
+
+SMALL = {"population": 20, "generations": 8, "crossovers": 4, "mutations_per_operator": 2}
+
+
+def _data(n=90, p=6, seed=0):
+    rng = np.random.default_rng(seed)
+    base = rng.normal(size=(n, 3))
+    return np.hstack([base, base + 0.3 * rng.normal(size=(n, 3))])[:, :p]
+
+
+def test_chapter6_views_return_figures():
+    X = _data(seed=8)
+    runs = {k: ma.gomm(X, k, **SMALL, seed=0, progress=False) for k in (3, 6)}
+    assert isinstance(views.gomm_encoding_view(p=6, seed=1), Figure)
+    fig = views.gomm_view(runs, 6, names=list("abcdef"))
+    assert isinstance(fig, Figure) and len(fig.axes) >= 3
+    assert isinstance(views.gomm_population_view(runs[3], 2), Figure)
+    assert isinstance(views.gomm_population_view(runs[3], 999), Figure)  # clipped
+    fig = views.operator_analysis_view(runs[3].operators)
+    assert len(fig.axes) == 4 * 5
+    assert len(views.operator_analysis_view(runs[3].operators, which=["CX"]).axes) == 4
+    for name in ("gomm_view", "explore_gomm", "gomm_population_view",
+                 "explore_gomm_population", "operator_analysis_view", "gomm_encoding_view"):
+        assert name in views.__all__

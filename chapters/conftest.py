@@ -2,7 +2,7 @@
 
 nbval collects only ``.ipynb`` files. Here a ``.md`` file whose YAML header names a
 kernel (a jupytext MyST notebook) is read with ``jupytext.read`` and handed to nbval's
-own collector, so ``pytest --nbval-lax chapters/01_foundations.md`` executes every code
+own collector, so ``pytest --nbval-lax chapters/foundations.md`` executes every code
 cell of the chapter in a fresh kernel (working folder ``chapters/``, as in the book
 build) and fails on the first error. The chapters carry no stored outputs, so they
 are checked by their own ``assert`` cells; outputs are compared only for cells marked

@@ -102,7 +102,7 @@ def ga_partition(X: Any, k: int, *, population: int = 10, mutation_rate: float =
     wheel (probability proportional to :math:`F`), one-point crossover with
     probability ``crossover_rate``, each gene mutated to a random label with
     probability ``mutation_rate``, then the child is *repaired* into a
-    k-partition with group sizes :math:`k..2k-1` (:mod:`microagg._ga_kernels`
+    k-partition with group sizes :math:`k..2k-1` (the module ``microagg._ga_kernels``
     explains why repair, not rejection, and the other open details).
 
     Book: :ref:`chap-genetic`.

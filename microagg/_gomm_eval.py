@@ -189,7 +189,7 @@ def multivariate(X: Any, groups: Sequence[Sequence[int]], k: int, *,
         Minimum cluster size, ``1 <= k <= n``.
     method : {"mdav", "mdav_single", "vmdav", "ivmdav"} or callable
         ``method(Z, k) -> labels`` partitions the records on the group's columns.
-        ``"mdav"`` is :func:`microagg.mdav.mdav` (compiled loops when numba is
+        ``"mdav"`` is :func:`microagg.mdav` (compiled loops when numba is
         installed).
     standardize : bool, default True
         Partition on standardised columns (z-scores with population sd, as the

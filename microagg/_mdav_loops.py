@@ -9,13 +9,13 @@ r"""The MDAV family as plain loops, compiled by numba when it is installed.
   ``n = 1,000`` this is about ten times faster than the numpy engine, whose
   cost there is mostly the overhead of several numpy calls per group
   (``tests/benchmarks/bench_mdav.py``);
-* the vectorised numpy :class:`~microagg.mdav._Pool`, used otherwise (Pyodide,
+* the vectorised numpy :class:`~microagg._mdav._Pool`, used otherwise (Pyodide,
   JupyterLite, ``MICROAGG_DISABLE_NUMBA=1``).
 
 Both engines follow the same arithmetic, so they return the same labels:
 
 * squared distances are summed attribute by attribute, in column order
-  (:func:`microagg.mdav._sqdist` does the same with one numpy operation per
+  (:func:`microagg._mdav._sqdist` does the same with one numpy operation per
   column);
 * the centroid of the unassigned records is their running total divided by
   their number; the total starts as numpy's column sums (passed in, so both
@@ -280,9 +280,9 @@ def _last_groups(X, k, rows, m, total, labels, g, c, d, out, dist, taken):  # ty
 def mdav_loops(X, k, total, two_groups):  # type: ignore[no-untyped-def]
     r"""MDAV (``two_groups=True``) or MDAV-single-group (``False``).
 
-    See :func:`microagg.mdav.mdav` (survey Algorithm 1: a group around
+    See :func:`microagg.mdav` (survey Algorithm 1: a group around
     :math:`\mathbf{x}_r` and one around :math:`\mathbf{x}_s` per round) and
-    :func:`microagg.mdav.mdav_single` (only the first of the two).
+    :func:`microagg.mdav_single` (only the first of the two).
     """
     n, p = X.shape
     labels = np.full(n, -1, np.int64)
@@ -310,7 +310,7 @@ def mdav_loops(X, k, total, two_groups):  # type: ignore[no-untyped-def]
 
 @njit
 def vmdav_loops(X, k, gamma, to_c):  # type: ignore[no-untyped-def]
-    """V-MDAV's main loop; see :func:`microagg.mdav.vmdav`.
+    """V-MDAV's main loop; see :func:`microagg.vmdav`.
 
     ``to_c`` holds each record's squared distance to the global centroid.
     Returns labels with ``-1`` for the (fewer than k) records left over.
@@ -367,7 +367,7 @@ def vmdav_loops(X, k, gamma, to_c):  # type: ignore[no-untyped-def]
 
 @njit
 def ivmdav_loops(X, k, gamma, n_candidates, self_neighbour, total):  # type: ignore[no-untyped-def]
-    """IV-MDAV; see :func:`microagg.mdav.ivmdav` for the readings."""
+    """IV-MDAV; see :func:`microagg.ivmdav` for the readings."""
     n, p = X.shape
     labels = np.full(n, -1, np.int64)
     rows = np.arange(n)

@@ -235,7 +235,7 @@ def table(paper: str, table: int | str | None = None, **filters: Any) -> pd.Data
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`COLUMNS`, rows in printed order, ``k`` as nullable
+        Columns ``COLUMNS``, rows in printed order, ``k`` as nullable
         ``Int64`` and ``value`` as float. A fresh copy: modify freely.
 
     Raises

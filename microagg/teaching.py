@@ -37,9 +37,10 @@ _KERNELS = {"ga_core": _ga_core, "repair": _repair, "shortest_path": _shortest_p
 
 
 def kernel_source(name: str) -> str:
-    """Source code of a compiled kernel a chapter shows (``"ga_core"``, ``"repair"``, ...).
+    """Source code of a compiled kernel that a chapter shows, by name.
 
-    Numba's dispatchers wrap the plain Python function; this returns the plain code.
+    Names: ``"ga_core"``, ``"repair"``, ``"shortest_path"``. Numba's dispatchers wrap
+    the plain Python function; this returns the plain code.
 
     Book: :ref:`chap-genetic`.
 
@@ -180,7 +181,7 @@ def ga_vs_optimum(*, n_sets: int = 40, iterations: int = 1000, k: int = 3,
 
     For ``n_sets`` data sets (standard normal, ``n`` uniform in ``sizes``, set
     ``i`` drawn with ``default_rng(seed + i)``) compare the SSE of
-    :func:`ga_partition` (paper's parameters except ``iterations``; GA seed
+    :func:`microagg.ga_partition` (paper's parameters except ``iterations``; GA seed
     ``i``) with the exact optimum of :func:`microagg.optimal_partition`.
 
     Book: :ref:`chap-genetic`.

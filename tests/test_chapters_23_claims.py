@@ -1,7 +1,7 @@
 """The claims chapters 2 and 3 make in their prose, checked outside the notebooks.
 
-Each test mirrors an ``assert`` cell of ``chapters/02_mdav.md`` or
-``chapters/03_vmdav.md``, so that a change in the algorithms, the data handling or
+Each test mirrors an ``assert`` cell of ``chapters/mdav.md`` or
+``chapters/vmdav.md``, so that a change in the algorithms, the data handling or
 the published numbers that would make the prose wrong fails the test suite, not
 only the book build. Tests needing the reference data are marked ``data``.
 """

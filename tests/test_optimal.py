@@ -339,7 +339,7 @@ def test_public_names():
 # --------------------------------------------------------------------------------------
 
 # --------------------------------------------------------------------------------------
-# claims made in chapter 1 (chapters/01_foundations.md), mirrored here
+# claims made in chapter 1 (chapters/foundations.md), mirrored here
 # --------------------------------------------------------------------------------------
 
 def test_chapter1_exercise1_numbers():

@@ -1,7 +1,7 @@
 """The IV-MDAV paper's Table 1, regenerated and checked against data/published.
 
 These are the acceptance criteria of the MDAV-family reproduction, and the
-matches chapter 4 (``chapters/04_ivmdav.md``) calls exact: if an algorithm or a
+matches chapter 4 (``chapters/ivmdav.md``) calls exact: if an algorithm or a
 transcribed number changes, a cell that used to match stops matching and this
 file fails. The table is computed once per module (about 10 s of CPU).
 """

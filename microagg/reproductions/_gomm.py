@@ -56,7 +56,7 @@ class GommReproduction:
         ``adhoc-g38`` ..., ``gomm``).
     operators : pandas.DataFrame
         Operator analysis of the Water-treatment run at ``k = 25`` (Figures 6-7);
-        see :class:`GommResult`.
+        see :class:`microagg.GommResult`.
     timing : pandas.DataFrame
         Figure 8: ``k``, ``gomm_seconds``, ``dgomm_seconds`` (wall clock),
         ``gomm_cpu``, ``dgomm_cpu`` (CPU seconds), ``gomm_score``,

@@ -10,6 +10,7 @@ pages. The views are tested without a browser by calling them with values
 Book: :ref:`chap-foundations` ... :ref:`chap-gomm`.
 """
 
+from ._book import glue
 from ._common import dataset_matrix, two_d_data
 from ._explorer import explorer, static_explorers
 from ._genetic import explore_ga, ga_view, macrogroups_view
@@ -34,6 +35,7 @@ from ._plotting import (
 from ._vmdav import explore_vmdav, gamma_sweep_view, vmdav_extension_view, vmdav_view
 
 __all__ = [
+    "glue",
     "explorer",
     "static_explorers",
     "two_d_data",

@@ -34,7 +34,7 @@ def ga_view(X: Any = None, k: int = 3, *, mutation_rate: float = 0.1,
     """Figure: the GA's best k-partition of a small 2-D set, and its fitness curve.
 
     Left: the best partition after ``iterations`` generations of
-    :func:`microagg.genetic.ga_partition` (and, dotted in the title, the MDAV
+    :func:`microagg.ga_partition` (and, dotted in the title, the MDAV
     SSE for comparison). Right: best-so-far and population-mean fitness
     :math:`F = 1/(\\mathrm{SSE}+1)` per generation. Because a shorter run is a
     prefix of a longer one with the same seed, moving an iteration slider
@@ -49,7 +49,7 @@ def ga_view(X: Any = None, k: int = 3, *, mutation_rate: float = 0.1,
     k : int
     mutation_rate, crossover_rate : float
     iterations, population, seed : int
-        GA settings (see :func:`microagg.genetic.ga_partition`).
+        GA settings (see :func:`microagg.ga_partition`).
     initial : array_like of int, optional
         Partition(s) injected into the initial population.
     figsize : (float, float)

@@ -101,7 +101,7 @@ def gomm_view(results: Any, k: int, *, names: Any = None,
     Parameters
     ----------
     results : dict of int -> GommResult
-        Precomputed runs (one per ``k``), e.g. from :func:`microagg.gomm.reproduce`.
+        Precomputed runs (one per ``k``), e.g. from :func:`microagg.reproductions.reproduce_gomm`.
     k : int
         Which run to show (a key of ``results``).
     names : list of str, optional
@@ -228,7 +228,7 @@ def operator_analysis_view(operators: Any, *, which: Any = MUTATIONS,
     One column per operator; rows: utilization (% of children removed without ever
     being a parent), mean life time (generations), efficacy (children better /
     worse than their parent(s)) and efficiency (mean and extreme % improvement and
-    worsening, formulas 7-9). ``operators`` is :attr:`GommResult.operators`.
+    worsening, formulas 7-9). ``operators`` is ``GommResult.operators``.
     :ref:`chap-gomm`.
 
     Book: :ref:`chap-gomm`.

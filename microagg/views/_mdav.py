@@ -182,7 +182,7 @@ def mdav_view(dataset: Any = "clustered 2-D", k: int = 3, *,
     Parameters
     ----------
     dataset : str or array_like
-        A name from :data:`MDAV_DATASETS` or a 2-D array (used as given).
+        A name from the explorer's list or a 2-D array (used as given).
     k : int
         Minimum group size, ``1 <= k <= n``.
     figsize : (float, float), optional

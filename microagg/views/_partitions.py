@@ -111,7 +111,7 @@ def univariate_view(x: Any, k: int, *,
     with ``k <= j - i <= 2k-1`` labelled with its group's SSE, the shortest
     path in red. Bottom: the values on a line, coloured by optimal group.
     :ref:`chap-foundations`; see
-    :func:`microagg.optimal.univariate_graph`.
+    :func:`microagg.univariate_graph`.
 
     Book: :ref:`chap-foundations`.
     """

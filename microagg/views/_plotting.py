@@ -200,7 +200,7 @@ def plot_arc_graph(
     cost_format: str = "{:.3g}",
     title: str | None = None,
 ) -> Axes:
-    """Draw a DAG on nodes ``0 .. n_nodes-1`` placed on a line, arcs as half-ellipses.
+    """Draw a DAG on nodes ``0`` to ``n_nodes - 1`` placed on a line, arcs as half-ellipses.
 
     Arcs of the highlighted ``path`` (consecutive node pairs) are drawn thick
     and red, the others thin and grey; with ``costs`` each arc is labelled at

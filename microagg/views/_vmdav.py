@@ -28,7 +28,7 @@ def vmdav_extension_view(X: Any = None, k: int = 3, *, gamma: float = 1.1,
 
     Left: the global centroid (triangle), the record :math:`e` farthest from it
     (star), its first :math:`k` records (outlined), and each extension test of
-    :func:`vmdav_first_group`: :math:`d_{in}` as a solid line from
+    :func:`microagg.teaching.vmdav_first_group`: :math:`d_{in}` as a solid line from
     :math:`e_{min}` to the nearest group member, :math:`d_{out}` dashed to its
     nearest unassigned neighbour, green when the record was added, red when
     not. Right: :func:`microagg.vmdav` on the whole set. Default data: the 13
@@ -150,7 +150,7 @@ def gamma_sweep_view(sweeps: dict[str, Any], *, mdav_il: dict[str, float] | None
     ----------
     sweeps : dict
         ``{data set name: DataFrame}`` as returned by
-        :func:`microagg.tables.gamma_sweep` (columns ``gamma`` and ``IL``).
+        :func:`microagg.teaching.gamma_sweep` (columns ``gamma`` and ``IL``).
     mdav_il : dict, optional
         ``{data set name: IL of MDAV}``, drawn as a dashed horizontal line.
     marks : tuple of float

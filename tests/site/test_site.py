@@ -71,7 +71,7 @@ def test_chapters_pass_nbval():
         "\n".join(failed[-40:]) or tail
     )
     listed = Path(LOGS, "chapters.txt").read_text().split()
-    # nbval's verbose lines name each cell as "chapters/01_foundations::md::Cell 0".
+    # nbval's verbose lines name each cell as "chapters/foundations::md::Cell 0".
     missing = [c for c in listed if Path(c).with_suffix("").as_posix() not in log]
     assert not missing, f"chapters not run by nbval: {missing}"
 

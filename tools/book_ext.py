@@ -4,6 +4,8 @@
   chapters inherit the environment, so every explorer (:func:`microagg.views.explorer`)
   stores precomputed frames that the reader's browser switches between without a kernel.
   Run anywhere else (JupyterLab, nbval, a downloaded notebook), the explorers stay live.
+* Points ``MICROAGG_REPRODUCTION_CACHE`` at a fresh folder next to the build output, so a
+  paper's table computed by a chapter is reused by the ledger page in the same build.
 * The ``{microagg-api} MODULE`` directive documents every name in ``MODULE.__all__``: an
   autosummary table, then autodoc of each function and class from its numpydoc docstring.
   The API page (``chapters/api.md``) is made of these, so it cannot drift from the code.
@@ -14,6 +16,8 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+import shutil
+from pathlib import Path
 from typing import Any
 
 from docutils import nodes
@@ -46,7 +50,14 @@ class MicroaggApi(SphinxDirective):
         return container.children
 
 
+def _fresh_reproduction_cache(app: Any) -> None:
+    cache = Path(app.outdir).parent / "reproduction-cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    os.environ["MICROAGG_REPRODUCTION_CACHE"] = str(cache)
+
+
 def setup(app: Any) -> dict[str, Any]:
     os.environ.setdefault("MICROAGG_STATIC_EXPLORERS", "1")
+    app.connect("builder-inited", _fresh_reproduction_cache)
     app.add_directive("microagg-api", MicroaggApi)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # `make test` after set-up. Two phases, so that the last thing printed is pytest's summary:
 #   1. in parallel (one core each): every chapter under nbval (--nbval-lax, the .md files run in
-#      place through chapters/conftest.py) and the strict book build (--all -W -n --keep-going);
-#      their logs and exit codes go to _build/logs/.
-#   2. `pytest tests`: the unit tests, plus tests/site/, which turns phase 1's exit codes into
-#      test results (so a failing build or chapter fails this run) and checks the built pages
-#      in headless Chromium.
+#      place through chapters/conftest.py, with MICROAGG_QUICK=1) and the strict book build
+#      (--all -W -n --keep-going, the papers' settings); logs and exit codes go to _build/logs/.
+#   2. `pytest tests microagg --doctest-modules`: the unit tests, the docstring examples, and
+#      tests/site/, which turns phase 1's exit codes into test results (so a failing build or
+#      chapter fails this run) and checks the built pages in headless Chromium.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BIN=.venv/bin
@@ -23,9 +23,10 @@ echo "== phase 1: ${#chapters[@]} chapters under nbval, in parallel with the str
 (
   s=$(date +%s)
   if [ ${#chapters[@]} -gt 0 ]; then
-    # cell timeout as the book's execution timeout (_config.yml)
-    "$BIN/pytest" -p no:cacheprovider --nbval-lax --nbval-current-env --nbval-cell-timeout=300 \
-      -v "${chapters[@]}" > "$LOGS/nbval.log" 2>&1
+    # MICROAGG_QUICK=1: the one switch that lets this quick check run the papers' heaviest
+    # reproductions at reduced settings (the strict build below runs the papers' settings).
+    MICROAGG_QUICK=1 "$BIN/pytest" -p no:cacheprovider --nbval-lax --nbval-current-env \
+      --nbval-cell-timeout=600 -v "${chapters[@]}" > "$LOGS/nbval.log" 2>&1
     rc=$?
   else
     echo "no chapter notebooks found from _toc.yml" > "$LOGS/nbval.log"; rc=5
@@ -54,10 +55,10 @@ for step in nbval book; do
 done
 echo "== phase 1 done after $(( $(date +%s) - t0 )) s"
 
-echo "== phase 2: pytest tests (unit tests, phase-1 results, browser check of the pages)"
+echo "== phase 2: pytest (unit tests, docstring examples, phase-1 results, browser check)"
 # (tests/test_assignments.py builds the course assignments into _build/assignments and checks them)
 MICROAGG_PHASE1_LOGS="$LOGS" MICROAGG_ASSIGNMENTS_OUT=_build/assignments \
-  "$BIN/pytest" tests -ra --durations=10
+  "$BIN/pytest" tests microagg --doctest-modules -ra --durations=10
 rc=$?
 if [ "$rc" = 5 ]; then
   # pytest's "no tests collected" must never pass as success.

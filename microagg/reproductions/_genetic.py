@@ -10,12 +10,12 @@ import pandas as pd
 
 from .. import datasets as _datasets
 from .._core import sse, standardize
+from .._genetic import ga_settings
 from .._hybrid import hybrid
 from .._mdav import mdav
 from .._progress import progress as _progress_bar
-from ..published import table
 
-__all__ = ["table2_data", "reproduce_table2", "table2_comparison"]
+__all__ = ["table2_data", "reproduce_table2", "table2_cells", "table1_cells"]
 
 _SYNTHETIC = ("scattered", "clustered")
 _REAL = ("census", "eia")
@@ -144,41 +144,49 @@ def _average_over_seeds(per: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
-def table2_comparison(ours: pd.DataFrame) -> pd.DataFrame:
-    """Put a :func:`reproduce_table2` result beside the published Table 2.
 
-    Returns one row per (data set, K, quantity) with columns ``ours``,
-    ``ours_sd`` (spread over seeds; 0 for the real data sets), ``published``
-    (from :func:`microagg.published.table`, paper ``"genetic"``) and
-    ``difference`` (ours minus published). Quantities: ``SSE MDAV``,
-    ``one-step # clus.``, ``one-step SSE``, ``one-step % impr.``, and the same
-    three for two-step.
+
+#: How the columns of :func:`reproduce_table2` map to the paper's cells (method, metric).
+_TABLE2_CELLS = {
+    "SSE_MDAV": ("mdav", "SSE"),
+    "one_step_clusters": ("one-step", "clusters"),
+    "one_step_SSE": ("one-step", "SSE"),
+    "one_step_impr": ("one-step", "pct_improvement"),
+    "two_step_clusters": ("two-step", "clusters"),
+    "two_step_SSE": ("two-step", "SSE"),
+    "two_step_impr": ("two-step", "pct_improvement"),
+}
+
+
+def table2_cells(*, iterations: int = 10_000, seeds: Sequence[int] = (0, 1, 2),
+                 progress: bool = True, n_jobs: int = -1) -> pd.DataFrame:
+    """Our cells of Table 2 of the genetic-hybrid paper, tidy, with the spread over seeds.
+
+    :func:`reproduce_table2` at the given settings (the paper's: 10^4 generations),
+    reshaped to ``dataset, method, k, parameters, metric, ours, ours_sd, runs``.
 
     Book: :ref:`chap-genetic`.
     """
-    pub = table("genetic", 2)
-    wanted = {
-        ("mdav", "SSE"): ("SSE MDAV", "SSE_MDAV"),
-        ("one-step", "clusters"): ("one-step # clus.", "one_step_clusters"),
-        ("one-step", "SSE"): ("one-step SSE", "one_step_SSE"),
-        ("one-step", "pct_improvement"): ("one-step % impr.", "one_step_impr"),
-        ("two-step", "clusters"): ("two-step # clus.", "two_step_clusters"),
-        ("two-step", "SSE"): ("two-step SSE", "two_step_SSE"),
-        ("two-step", "pct_improvement"): ("two-step % impr.", "two_step_impr"),
-    }
+    wide = reproduce_table2(iterations=iterations, seeds=seeds, progress=progress,
+                            n_jobs=n_jobs)
     rows = []
-    for _, r in ours.iterrows():
-        for (method, metric), (label, col) in wanted.items():
-            sel = pub[(pub["dataset"] == r["dataset"]) & (pub["method"] == method)
-                      & (pub["metric"] == metric) & (pub["parameters"] == f"K={int(r['K'])}")]
-            published = float(sel["value"].iloc[0]) if len(sel) else np.nan
-            sd_col = f"{col}_sd"
-            rows.append({
-                "dataset": r["dataset"], "K": int(r["K"]), "quantity": label,
-                "ours": float(r[col]),
-                "ours_sd": float(r[sd_col]) if sd_col in ours.columns else 0.0,
-                "published": published, "difference": float(r[col]) - published,
-            })
-    return pd.DataFrame(rows)
+    for _, r in wide.iterrows():
+        for column, (method, metric) in _TABLE2_CELLS.items():
+            sd = r.get(f"{column}_sd", 0.0)
+            rows.append((r["dataset"], method, 3, f"K={int(r['K'])}", metric, float(r[column]),
+                         0.0 if pd.isna(sd) else float(sd), int(r["runs"])))
+    return pd.DataFrame(rows, columns=["dataset", "method", "k", "parameters", "metric", "ours",
+                                       "ours_sd", "runs"])
 
 
+def table1_cells(*, progress: bool = False) -> pd.DataFrame:
+    """The GA settings of Table 1 of the genetic-hybrid paper, as :func:`microagg.ga_partition`
+    uses them by default (inputs the book adopts, not results).
+
+    Book: :ref:`chap-genetic`.
+    """
+    ga = ga_settings()
+    used = {"chromosomes": ga["population"], "mutation_rate": ga["mutation_rate"],
+            "crossover_rate": ga["crossover_rate"], "iterations": ga["iterations"]}
+    return pd.DataFrame([("all", "ga", pd.NA, "", m, float(v)) for m, v in used.items()],
+                        columns=["dataset", "method", "k", "parameters", "metric", "ours"])

@@ -22,7 +22,7 @@ except ImportError:  # a plain install: no MyST-NB
 __all__ = ["glue"]
 
 
-def glue(name: str, variable: Any, display: bool = True) -> None:
+def glue(name: str, variable: Any, *, display: bool = True) -> None:
     """Glue ``variable`` under ``name`` for the page's ``{glue}`` roles (MyST-NB), if present.
 
     Without MyST-NB the value is displayed when ``display`` is true and otherwise

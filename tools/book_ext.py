@@ -6,6 +6,10 @@
   Run anywhere else (JupyterLab, nbval, a downloaded notebook), the explorers stay live.
 * Points ``MICROAGG_REPRODUCTION_CACHE`` at a fresh folder next to the build output, so a
   paper's table computed by a chapter is reused by the ledger page in the same build.
+* Keeps the static pages free of console errors: scripts that two extensions both add (the
+  thebe configuration) are written once, the theme gets an explicit default colour mode,
+  and the widget manager's icon fonts are copied to where it requests them (relative to the
+  page: ``<page folder>/@jupyter-widgets/html-manager/dist/``).
 * The ``{microagg-api} MODULE`` directive documents every name in ``MODULE.__all__``: an
   autosummary table, then autodoc of each function and class from its numpydoc docstring.
   The API page (``chapters/api.md``) is made of these, so it cannot drift from the code.
@@ -56,8 +60,49 @@ def _fresh_reproduction_cache(app: Any) -> None:
     os.environ["MICROAGG_REPRODUCTION_CACHE"] = str(cache)
 
 
+def _theme_defaults(app: Any, config: Any) -> None:
+    config.html_context.setdefault("default_mode", "light")
+
+
+def _unique_scripts(app: Any, pagename: str, templatename: str, context: dict[str, Any],
+                    doctree: Any) -> None:
+    """Drop repeated script tags (JB 1 adds the thebe and togglebutton settings twice, once
+    with filename ``None`` and once with ``""``; the second ``const`` declaration throws)."""
+    seen, unique = set(), []
+    for js in context.get("script_files", []):
+        key = (str(getattr(js, "filename", js) or ""),
+               str(sorted(getattr(js, "attributes", {}).items())))
+        if key not in seen:
+            seen.add(key)
+            unique.append(js)
+    if "script_files" in context:
+        context["script_files"] = unique
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+FONT_SUFFIXES = (".woff2", ".woff", ".ttf", ".eot", ".svg")
+
+
+def _widget_fonts(app: Any, exception: Exception | None) -> None:
+    """Copy the widget manager's fonts beside every page that shows widgets."""
+    if exception is not None or app.builder.format != "html":
+        return
+    out = Path(app.outdir)
+    fonts = [p for p in (out / "_static" / "html-manager").glob("*") if p.suffix in FONT_SUFFIXES]
+    folders = {page.parent for page in out.rglob("*.html")
+               if WIDGET_VIEW in page.read_text(encoding="utf-8", errors="ignore")}
+    for folder in folders:
+        target = folder / "@jupyter-widgets" / "html-manager" / "dist"
+        target.mkdir(parents=True, exist_ok=True)
+        for font in fonts:
+            shutil.copy2(font, target / font.name)
+
+
 def setup(app: Any) -> dict[str, Any]:
     os.environ.setdefault("MICROAGG_STATIC_EXPLORERS", "1")
     app.connect("builder-inited", _fresh_reproduction_cache)
+    app.connect("config-inited", _theme_defaults)
+    app.connect("html-page-context", _unique_scripts, priority=900)
+    app.connect("build-finished", _widget_fonts)
     app.add_directive("microagg-api", MicroaggApi)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -142,6 +142,8 @@ def _static(view: Callable[..., Any], grid: dict[str, list[Any]], start: dict[st
     frames = {combo: _frame(view(**dict(zip(names, combo, strict=True)), **fixed), dpi)
               for combo in itertools.product(*grid.values())}
     controls = [_selector(labels[n], grid[n], grid[n].index(start[n])) for n in names]
+    named = [w.HBox([w.HTML(f"<b>{labels[n]}</b>", layout=w.Layout(width="7em")), c])
+             for n, c in zip(names, controls, strict=True)]
     stacks: list[list[w.Stack]] = [[] for _ in names]
 
     def nest(level: int, prefix: tuple[Any, ...]) -> w.Widget:
@@ -162,15 +164,17 @@ def _static(view: Callable[..., Any], grid: dict[str, list[Any]], start: dict[st
     caption = w.HTML(f"<small>This page holds the figures for {held} ({n_frames} in all). "
                      "Run the notebook (launch button or download) to explore any value."
                      "</small>")
-    return w.VBox([w.HBox(controls, layout=w.Layout(flex_flow="row wrap")), top, caption])
+    return w.VBox([w.HBox(named, layout=w.Layout(flex_flow="row wrap")), top, caption])
 
 
 def _selector(label: str, values: list[Any], index: int) -> w.Widget:
+    """A control over the grid values. Its name is an ``HTML`` widget beside it, not its
+    ``description``: the static widget manager typesets descriptions with MathJax 2's API,
+    which the book's MathJax 3 does not have."""
     options = [(_format(v), v) for v in values]
     if all(isinstance(v, Real) and not isinstance(v, bool) for v in values):
-        return w.SelectionSlider(options=options, index=index, description=label,
-                                 continuous_update=True)
-    return w.Dropdown(options=options, index=index, description=label)
+        return w.SelectionSlider(options=options, index=index, continuous_update=True)
+    return w.Dropdown(options=options, index=index)
 
 
 def _frame(figure: Any, dpi: int) -> w.Image:

@@ -33,6 +33,16 @@ def find_chromium() -> str | None:
 
 
 @pytest.fixture(scope="session")
+def chromium() -> str:
+    """Path of the system Chromium (skips the test when there is none)."""
+    path = find_chromium()
+    if path is None:
+        pytest.skip("browser check skipped: no chromium binary on PATH "
+                    "(Debian: `apt-get install -y chromium`; or set MICROAGG_CHROMIUM)")
+    return path
+
+
+@pytest.fixture(scope="session")
 def site() -> Path:
     logs = os.environ.get("MICROAGG_PHASE1_LOGS")
     build_rc = Path(logs, "book.rc") if logs else None

@@ -1,0 +1,199 @@
+"""The built book in a real browser: every page loads cleanly, and every explorer responds.
+
+Playwright for Python drives the system Chromium (never a downloaded browser) against the
+built site served on 127.0.0.1, as a reader's browser would load it, with no network beyond
+that server and no kernel.
+
+* Every page in ``_toc.yml`` loads without a console error, an uncaught exception or a failed
+  request (``test_page_loads_cleanly``).
+* Every explorer (:func:`microagg.views.explorer`, static form) is found on its page. For each
+  of its controls the test moves the control to two other grid values and checks that the
+  figure shown is the frame the build stored for those values (bytes compared with the
+  widget state embedded in the page) and differs from the default
+  (``test_explorers_respond``). The test prints how many explorers and controls it moved.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import http.server
+import json
+import re
+import threading
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("playwright")
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE = ROOT / "_build" / "html"
+
+#: The explorers the book has, by page.
+EXPECTED_EXPLORERS = {"foundations": 1, "mdav": 1, "vmdav": 1, "ivmdav": 1, "genetic": 1,
+                      "gomm": 2}
+
+STATE = re.compile(r'<script type="application/vnd.jupyter.widget-state\+json">(.*?)</script>',
+                   re.S)
+VIEW = re.compile(r'<script type="application/vnd.jupyter.widget-view\+json">(.*?)</script>',
+                  re.S)
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep pytest's output clean
+        pass
+
+
+@pytest.fixture(scope="module")
+def server(site):
+    handler = functools.partial(_Quiet, directory=str(site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser(chromium):
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+def _pages():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import toc
+
+    return [toc.html_page(p, ROOT).relative_to(SITE).as_posix() for p in toc.pages(ROOT)]
+
+
+def _open(browser, url):
+    """Open ``url``; return (page, problems) where problems collects errors and failures."""
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text} {m.location}")
+            if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
+    ctx.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
+    ctx.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}")
+           if r.status >= 400 else None)
+    page.goto(url, wait_until="networkidle")
+    page.wait_for_timeout(1500)
+    return page, problems
+
+
+@pytest.mark.parametrize("path", _pages())
+def test_page_loads_cleanly(server, browser, path):
+    page, problems = _open(browser, f"{server}/{path}")
+    page.context.close()
+    assert not problems, f"{path}:\n" + "\n".join(problems)
+
+
+# -- explorers ----------------------------------------------------------------------------
+
+
+def _explorers(html: str):
+    """The static explorers of a page, from its embedded widget state.
+
+    Yields, for each one, its controls as ``(kind, n_values, default index)`` and a function
+    mapping a tuple of control indices to the SHA-256 of the PNG frame the page stores.
+    """
+    state = json.loads(STATE.search(html).group(1))["state"]
+    for view in VIEW.findall(html):
+        model = state[json.loads(view)["model_id"]]
+        children = model["state"].get("children", [])
+        if model["model_name"] != "VBoxModel" or len(children) != 3:
+            continue
+        top = state[children[1][len("IPY_MODEL_"):]]
+        if top["model_name"] != "StackModel":
+            continue
+        rows = state[children[0][len("IPY_MODEL_"):]]["state"]["children"]
+        controls = []
+        for row in rows:
+            ctrl = state[state[row[len("IPY_MODEL_"):]]["state"]["children"][1][10:]]
+            kind = "slider" if ctrl["model_name"] == "SelectionSliderModel" else "dropdown"
+            controls.append((kind, len(ctrl["state"]["_options_labels"]),
+                             ctrl["state"]["index"]))
+
+        def frame(indices, top=top):
+            node = top
+            for i in indices:
+                node = state[node["state"]["children"][i][len("IPY_MODEL_"):]]
+            data = base64.b64decode(node["buffers"][0]["data"])
+            return hashlib.sha256(data).hexdigest()
+
+        yield controls, frame
+
+
+SHOWN_FRAME = """(box) => {
+  const img = [...box.querySelectorAll('img')].find(i => i.offsetParent !== null);
+  if (!img) return null;
+  return fetch(img.src).then(r => r.arrayBuffer())
+    .then(b => crypto.subtle.digest('SHA-256', b))
+    .then(h => [...new Uint8Array(h)].map(x => x.toString(16).padStart(2, '0')).join(''));
+}"""
+
+
+def _move(box, kind, j, index, current, page):
+    """Set control ``j`` of the explorer ``box`` to grid position ``index``."""
+    row = box.locator(":scope > .widget-hbox > .widget-hbox").nth(j)
+    if kind == "dropdown":
+        select = row.locator("select")
+        select.select_option(index=index)
+        return
+    handle = row.locator(".noUi-handle")
+    handle.focus()
+    key = "ArrowRight" if index > current else "ArrowLeft"
+    for _ in range(abs(index - current)):
+        handle.press(key)
+
+
+def test_explorers_respond(server, browser, capsys):
+    found, moved = {}, 0
+    for name, expected in EXPECTED_EXPLORERS.items():
+        path = SITE / "chapters" / f"{name}.html"
+        assert path.exists(), f"{path} was not built"
+        explorers = list(_explorers(path.read_text(encoding="utf-8")))
+        found[name] = len(explorers)
+        assert len(explorers) == expected, f"{name}: {len(explorers)} explorers, want {expected}"
+        page, problems = _open(browser, f"{server}/chapters/{name}.html")
+        boxes = page.locator(".widget-subarea > .widget-vbox")
+        for e, (controls, frame) in enumerate(explorers):
+            box = boxes.nth(e)
+            box.scroll_into_view_if_needed()
+            default = tuple(c[2] for c in controls)
+            shown = box.evaluate(SHOWN_FRAME)
+            assert shown == frame(default), f"{name} explorer {e}: default frame not shown"
+            for j, (kind, n_values, start) in enumerate(controls):
+                if n_values < 2:
+                    continue
+                targets = [i for i in range(n_values) if i != start][:2]
+                current = start
+                for target in targets:
+                    _move(box, kind, j, target, current, page)
+                    current = target
+                    page.wait_for_timeout(150)
+                    want = list(default)
+                    want[j] = target
+                    shown = box.evaluate(SHOWN_FRAME)
+                    assert shown == frame(tuple(want)), (
+                        f"{name} explorer {e}: control {j} at index {target} shows the wrong "
+                        "frame")
+                    assert shown != frame(default) or frame(tuple(want)) == frame(default)
+                    moved += 1
+                _move(box, kind, j, start, current, page)  # back to the default
+                page.wait_for_timeout(150)
+        assert not problems, f"{name}:\n" + "\n".join(problems)
+        page.context.close()
+    with capsys.disabled():
+        print(f"\nexplorers found and moved: {sum(found.values())} ({found}); "
+              f"{moved} control moves checked against the stored frames")
+    assert sum(found.values()) == 7

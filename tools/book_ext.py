@@ -10,6 +10,9 @@
   thebe configuration) are written once, the theme gets an explicit default colour mode,
   and the widget manager's icon fonts are copied to where it requests them (relative to the
   page: ``<page folder>/@jupyter-widgets/html-manager/dist/``).
+* Measures every page (its HTML plus the images it shows), fills the table on the status page
+  (``<div id="microagg-page-sizes">``), writes ``_static/page-sizes.json`` and warns (an error
+  in the strict build) when a page exceeds ``PAGE_BUDGET`` bytes.
 * The ``{microagg-api} MODULE`` directive documents every name in ``MODULE.__all__``: an
   autosummary table, then autodoc of each function and class from its numpydoc docstring.
   The API page (``chapters/api.md``) is made of these, so it cannot drift from the code.
@@ -19,14 +22,19 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
 
 from docutils import nodes
 from docutils.statemachine import StringList
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
+
+logger = logging.getLogger(__name__)
 
 
 class MicroaggApi(SphinxDirective):
@@ -98,11 +106,56 @@ def _widget_fonts(app: Any, exception: Exception | None) -> None:
             shutil.copy2(font, target / font.name)
 
 
+#: The largest a page may be, HTML plus its images (its explorers' frames are in the HTML).
+PAGE_BUDGET = 6 * 1024 * 1024
+SKIP_PAGES = ("genindex.html", "search.html", "py-modindex.html")
+
+
+def _page_size(page: Path) -> tuple[int, int]:
+    """(bytes of the HTML, bytes of the local images it shows)."""
+    html = page.read_text(encoding="utf-8", errors="ignore")
+    images = set(re.findall(r'<img[^>]+src="(?!data:|https?:)([^"#?]+)"', html))
+    extra = sum((page.parent / src).stat().st_size for src in images
+                if (page.parent / src).is_file())
+    return len(html.encode("utf-8")), extra
+
+
+def _page_sizes(app: Any, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    out = Path(app.outdir)
+    rows = []
+    for docname in sorted(app.env.found_docs):
+        page = out / f"{docname}.html"
+        if page.name in SKIP_PAGES or not page.exists():
+            continue
+        html, images = _page_size(page)
+        rows.append({"page": docname, "html": html, "images": images, "total": html + images})
+        if html + images > PAGE_BUDGET:
+            logger.warning(f"{docname}: {(html + images) / 2**20:.1f} MB, over the "
+                           f"{PAGE_BUDGET / 2**20:.0f} MB page budget")
+    (out / "_static" / "page-sizes.json").write_text(json.dumps(rows, indent=1))
+    status = out / "chapters" / "status.html"
+    if status.exists():
+        table = "".join(f"<tr><td>{r['page']}</td><td>{r['html'] / 2**20:.2f}</td>"
+                        f"<td>{r['images'] / 2**20:.2f}</td><td>{r['total'] / 2**20:.2f}</td></tr>"
+                        for r in rows)
+        html = ('<table class="table"><thead><tr><th>page</th><th>HTML (MB)</th>'
+                "<th>images (MB)</th><th>total (MB)</th></tr></thead><tbody>"
+                f"{table}</tbody></table>")
+        text = status.read_text(encoding="utf-8")
+        status.write_text(re.sub(r'(<div id="microagg-page-sizes">).*?(</div>)',
+                                 lambda m: m.group(1) + html + m.group(2), text, flags=re.S),
+                          encoding="utf-8")
+
+
 def setup(app: Any) -> dict[str, Any]:
     os.environ.setdefault("MICROAGG_STATIC_EXPLORERS", "1")
     app.connect("builder-inited", _fresh_reproduction_cache)
     app.connect("config-inited", _theme_defaults)
     app.connect("html-page-context", _unique_scripts, priority=900)
     app.connect("build-finished", _widget_fonts)
+    app.connect("build-finished", _page_sizes)
+    app.add_css_file("microagg.css")
     app.add_directive("microagg-api", MicroaggApi)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -197,3 +197,36 @@ def test_explorers_respond(server, browser, capsys):
         print(f"\nexplorers found and moved: {sum(found.values())} ({found}); "
               f"{moved} control moves checked against the stored frames")
     assert sum(found.values()) == 7
+
+
+# -- narrow screens and page sizes --------------------------------------------------------
+
+
+#: Elements that stick out of the window (outside boxes that scroll on their own).
+OVERFLOWING = """() => [...document.querySelectorAll('article *')]
+  .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1
+          && !e.closest('.cell_output, .highlight, .widget-subarea, table, mjx-container'))
+  .slice(0, 3).map(e => e.tagName + '.' + e.className + ': ' + e.textContent.slice(0, 40))"""
+
+
+@pytest.mark.parametrize("path", _pages())
+def test_nothing_overflows_at_phone_width(server, browser, path):
+    ctx = browser.new_context(viewport={"width": 390, "height": 844})
+    page = ctx.new_page()
+    page.goto(f"{server}/{path}", wait_until="networkidle")
+    page.wait_for_timeout(800)
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    wide = page.evaluate(OVERFLOWING)
+    ctx.close()
+    assert width <= 391, f"{path}: the page is {width} px wide at 390 px: {wide}"
+
+
+def test_page_sizes_within_budget_and_listed(site):
+    rows = json.loads((site / "_static" / "page-sizes.json").read_text())
+    assert rows, "the build recorded no page sizes"
+    over = {r["page"]: round(r["total"] / 2**20, 2) for r in rows if r["total"] > 6 * 2**20}
+    assert not over, f"pages over 6 MB: {over}"
+    status = (site / "chapters" / "status.html").read_text(encoding="utf-8")
+    for r in rows:
+        if r["page"].startswith("chapters/"):
+            assert f"<td>{r['page']}</td>" in status, f"{r['page']} is not on the status page"

@@ -37,7 +37,10 @@ OTTER_RUN = NAMES[0]
 def test_one_assignment_per_chapter() -> None:
     assert [n.split("_")[0] for n in NAMES] == [f"a{i}" for i in range(1, 7)], NAMES
     for name in NAMES:
-        assert any(ROOT.glob(f"chapters/0{name[1]}_*.md")), f"{name}: no chapter {name[1]}"
+        topic = name.split("_", 1)[1]
+        chapter = ROOT / "chapters" / f"{topic}.md"
+        assert chapter.exists(), f"{name}: no chapter {chapter.name}"
+        assert name in chapter.read_text(encoding="utf-8"), f"{chapter.name} does not link {name}"
 
 
 @pytest.mark.parametrize("name", NAMES)

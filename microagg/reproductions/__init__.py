@@ -13,7 +13,7 @@ Book: :ref:`page-ledger`.
 
 import pandas as pd
 
-from ._compare import compare, ivmdav_table1, ledger, ledger_counts, paper_layout
+from ._compare import EXACT, compare, ivmdav_table1, ledger, ledger_counts, paper_layout
 from ._entries import ENTRIES, run
 from ._genetic import reproduce_table2, table2_data
 from ._gomm import GommReproduction, gomm_data, reproduce_gomm
@@ -21,6 +21,7 @@ from ._mdav_family import mdav_readings, paper_params
 from ._registry import quick_mode
 
 __all__ = [
+    "EXACT",
     "list_reproductions",
     "run",
     "compare",

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .. import published
+from .._methods import list_methods
 from ._entries import ENTRIES, get_entry, run
 from ._registry import KEYS
 
@@ -102,30 +103,41 @@ def compare(name: str, *, ours: pd.DataFrame | None = None, quick: bool | None =
     return merged.drop(columns=[c for c in merged.columns if c.endswith("_ours")])
 
 
-def paper_layout(cmp: pd.DataFrame, *, index: list[str] | None = None,
-                 columns: str = "k", values: tuple[str, ...] = ("published", "ours"),
+def paper_layout(cmp: pd.DataFrame, *, index: list[str] | None = None, columns: str = "k",
+                 values: tuple[str, ...] = ("ours", "published", "diff %"),
                  digits: int = 4) -> Any:
     """Lay a :func:`compare` result out like the paper's table, row labels pinned.
 
-    Rows are ``index`` (default: data set, method and metric), columns the values of
-    ``columns`` (default ``k``), each with the published number, ours and (when both are
-    shown) the difference in percent. The result is a pandas ``Styler`` whose row labels
-    stay visible when a wide table scrolls (sticky index), so it reads on a phone too.
+    Rows are ``index`` (default: data set and method, plus ``parameters`` and ``metric``
+    where they vary), columns the values of ``columns`` (default ``k``), each split into
+    ``values`` (our number, the published one and the relative difference in percent).
+    Methods show their registry labels; ours is bold where the cell is exact. The result is
+    a pandas ``Styler`` whose row labels stay visible when a wide table scrolls sideways.
 
     Book: :ref:`page-ledger`.
     """
-    index = index or [c for c in ("dataset", "method", "parameters", "metric")
-                      if c in cmp and cmp[c].nunique() > 1 or c in ("dataset", "method")]
-    long = cmp.assign(**{"diff %": cmp["rel_diff_pct"]})
-    shown = [*values, "diff %"] if set(values) >= {"published", "ours"} else list(values)
-    wide = long.pivot_table(index=index, columns=columns, values=shown, aggfunc="first",
-                            sort=False)
-    wide = wide.reorder_levels([1, 0], axis=1)
-    order = pd.unique(cmp[columns])
-    wide = wide.reindex(columns=pd.MultiIndex.from_product([order, shown]))
-    return (wide.style.format(precision=digits, na_rep="")
-            .set_sticky(axis="index")
-            .set_table_attributes('class="ma-paper-table"'))
+    labels = list_methods().set_index("name")["label"]
+    long = cmp.assign(**{"diff %": cmp["rel_diff_pct"],
+                         "exact": cmp["status"].eq("exact").astype(float),
+                         "method": cmp["method"].map(lambda m: labels.get(m, m))})
+    if index is None:
+        index = ["dataset", "method"] + [c for c in ("parameters", "metric")
+                                         if long[c].nunique() > 1]
+    wide = long.pivot_table(index=index, columns=columns, values=[*values, "exact"],
+                            aggfunc="first", sort=False)
+    keys = list(pd.unique(long[columns]))
+    exact = wide["exact"].reindex(columns=keys).fillna(0).astype(bool)
+    wide = wide.drop(columns="exact", level=0).swaplevel(0, 1, axis=1)
+    wide = wide.reindex(columns=pd.MultiIndex.from_product([keys, list(values)]))
+
+    def bold(col: pd.Series) -> list[str]:
+        key, what = col.name
+        return ["font-weight: bold" if what == "ours" and e else "" for e in exact[key]]
+
+    fmt = {c: (lambda v: "" if pd.isna(v) else f"{v:+.3f}") if c[1] == "diff %"
+           else f"{{:.{digits}f}}" for c in wide.columns}
+    return (wide.style.format(fmt, na_rep="").apply(bold, axis=0)
+            .set_sticky(axis="index").set_table_attributes('class="ma-paper-table"'))
 
 
 def ivmdav_table1(*, methods: tuple[str, ...] | None = None) -> pd.DataFrame:

@@ -1,0 +1,123 @@
+"""The registry of reproductions: every published cell answered, no exact match lost.
+
+``tests/snapshots/reproduction_status.csv`` records the status of every published cell at the
+papers' settings (``tools/reproduction_status.py write`` makes it from a ledger). The tests:
+
+* every cell of ``data/published`` (the attribute groupings excepted: they are lists, not
+  numbers) appears once in the ledger, and nothing else does;
+* the deterministic, quick tables are recomputed here at the papers' settings and must give
+  exactly the recorded statuses;
+* every table, heavy ones included, is checked in the ledger that ``make test``'s strict book
+  build computed at the papers' settings: no cell may fall below its recorded status (a cell
+  that improves is reported, so the record can be updated), and the ledger page's counts
+  agree with that ledger.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from microagg import published, reproductions
+from microagg.reproductions._compare import STATUSES
+from microagg.reproductions._entries import ENTRIES
+
+pytestmark = pytest.mark.data
+
+ROOT = Path(__file__).resolve().parents[1]
+EXPECTED = ROOT / "tests" / "snapshots" / "reproduction_status.csv"
+BUILD_LEDGER = ROOT / "chapters" / "_generated" / "reproduction-ledger.csv"
+KEYS = ["reproduction", "dataset", "method", "k", "parameters", "metric"]
+RANK = {"exact": 0, "close": 1, "differs": 2, "input": 0}
+#: Tables cheap enough to recompute here at the papers' settings (deterministic).
+QUICK_TABLES = ["ivmdav-table1", "vmdav-table1", "genetic-table1"]
+
+
+def _keyed(frame: pd.DataFrame) -> pd.DataFrame:
+    frame = frame.copy()
+    frame["k"] = pd.to_numeric(frame["k"], errors="coerce").astype("Int64")
+    frame["parameters"] = frame["parameters"].fillna("").astype(str)
+    return frame.set_index(KEYS)
+
+
+@pytest.fixture(scope="module")
+def expected() -> pd.DataFrame:
+    return _keyed(pd.read_csv(EXPECTED, keep_default_na=False, na_values=[""]))
+
+
+@pytest.fixture(scope="module")
+def quick_ledger() -> pd.DataFrame:
+    return reproductions.ledger(quick=True, progress=False)
+
+
+def test_every_published_cell_is_in_the_ledger_once(quick_ledger):
+    total = 0
+    for paper in published.PAPERS:
+        total += len(published.table(paper))
+    assert len(quick_ledger) == total
+    assert not quick_ledger.duplicated(KEYS).any()
+    counts = quick_ledger.groupby("reproduction").size()
+    for name, entry in ENTRIES.items():
+        want = len(published.table(entry.paper, list(entry.tables))) if entry.tables else 0
+        assert counts.get(name, 0) == want, name
+
+
+def test_the_record_lists_every_cell(quick_ledger, expected):
+    assert set(_keyed(quick_ledger).index) == set(expected.index)
+    assert set(expected["status"]) <= set(STATUSES)
+
+
+def test_quick_mode_is_the_only_switch(monkeypatch):
+    monkeypatch.delenv("MICROAGG_QUICK", raising=False)
+    assert not reproductions.quick_mode()
+    for entry in ENTRIES.values():
+        assert entry.settings() == entry.paper_settings
+    monkeypatch.setenv("MICROAGG_QUICK", "1")
+    assert reproductions.quick_mode()
+    assert ENTRIES["genetic-table2"].settings()["iterations"] < 10_000
+
+
+@pytest.mark.parametrize("name", QUICK_TABLES)
+def test_quick_tables_reproduce_their_recorded_statuses(name, expected, monkeypatch):
+    monkeypatch.delenv("MICROAGG_QUICK", raising=False)
+    got = _keyed(reproductions.compare(name, progress=False))["status"]
+    want = expected.loc[got.index, "status"]
+    changed = got[got != want]
+    assert changed.empty, f"{name}: statuses changed:\n" + "\n".join(
+        f"{key}: {want[key]} -> {got[key]}" for key in changed.index)
+
+
+@pytest.fixture(scope="module")
+def build_ledger() -> pd.DataFrame:
+    if not os.environ.get("MICROAGG_PHASE1_LOGS"):
+        pytest.skip("the papers'-settings ledger is computed by make test's strict book build")
+    if not BUILD_LEDGER.exists():
+        pytest.fail(f"the book build wrote no {BUILD_LEDGER.relative_to(ROOT)} (ledger page)")
+    return _keyed(pd.read_csv(BUILD_LEDGER, keep_default_na=False, na_values=[""]))
+
+
+@pytest.mark.parametrize("name", [n for n, e in ENTRIES.items() if e.tables])
+def test_no_cell_falls_below_its_recorded_status(name, build_ledger, expected, capsys):
+    got = build_ledger.xs(name, level="reproduction", drop_level=False)["status"]
+    want = expected.loc[got.index, "status"]
+    worse = [key for key in got.index if RANK[got[key]] > RANK[want[key]]]
+    better = [key for key in got.index if RANK[got[key]] < RANK[want[key]]]
+    assert not worse, f"{name}: cells lost their status:\n" + "\n".join(
+        f"{key}: {want[key]} -> {got[key]}" for key in worse)
+    if better:
+        with capsys.disabled():
+            print(f"\n{name}: {len(better)} cells improved; update the record "
+                  "(python tools/reproduction_status.py write)")
+
+
+def test_ledger_page_counts_agree_with_the_ledger(build_ledger):
+    page = ROOT / "_build" / "html" / "chapters" / "ledger.html"
+    text = re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8"))
+    counts = reproductions.ledger_counts(build_ledger.reset_index())
+    results = counts["cells"] - counts["input"]
+    assert (f"{counts['exact']} of {results} published results are exact, {counts['close']} "
+            f"close and {counts['differs']} differ") in text

@@ -590,5 +590,10 @@ def reading_cells(dataset: str, *, reading: Mapping[str, str] | None = None) -> 
     return out.reset_index(drop=True)
 
 
-#: The reading the GOMM reproductions use, per data set (see :func:`gomm_readings`).
-ADOPTED_READING: dict[str, dict[str, str]] = {ds: dict(r) for ds, r in CURRENT_READING.items()}
+#: The reading the GOMM reproductions use, per data set (:func:`gomm_data` reads ``data``).
+#: Water-treatment: all 527 days with median-filled gaps, which brings IL and DLD of the
+#: single-group cells within 2 % (no ID definition does, so ID stays ``rel-z``).
+#: Census: unchanged, as no reading brings its single-group cells within 2 %.
+ADOPTED_READING: dict[str, dict[str, str]] = {
+    "water-treatment": dict(CURRENT_READING["water-treatment"], data="median"),
+    "census": dict(CURRENT_READING["census"])}

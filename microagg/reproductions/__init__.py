@@ -17,6 +17,7 @@ from ._compare import EXACT, compare, ivmdav_table1, ledger, ledger_counts, pape
 from ._entries import ENTRIES, run
 from ._genetic import reproduce_table2, table2_data
 from ._gomm import GommReproduction, gomm_data, reproduce_gomm
+from ._gomm_readings import ADOPTED_READING, gomm_readings, reading_cells
 from ._mdav_family import mdav_readings, paper_params
 from ._registry import quick_mode
 
@@ -37,6 +38,9 @@ __all__ = [
     "gomm_data",
     "GommReproduction",
     "reproduce_gomm",
+    "gomm_readings",
+    "reading_cells",
+    "ADOPTED_READING",
 ]
 
 

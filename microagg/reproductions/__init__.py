@@ -14,7 +14,7 @@ Book: :ref:`page-ledger`.
 import pandas as pd
 
 from ._compare import EXACT, compare, ivmdav_table1, ledger, ledger_counts, paper_layout
-from ._entries import ENTRIES, run
+from ._entries import ENTRIES, gomm_reproduction, run
 from ._genetic import reproduce_table2, table2_data
 from ._gomm import GommReproduction, gomm_data, reproduce_gomm
 from ._gomm_readings import ADOPTED_READING, gomm_readings, reading_cells
@@ -38,6 +38,7 @@ __all__ = [
     "gomm_data",
     "GommReproduction",
     "reproduce_gomm",
+    "gomm_reproduction",
     "gomm_readings",
     "reading_cells",
     "ADOPTED_READING",

@@ -3,7 +3,8 @@ r"""Ours beside published: one comparison, one paper-like layout, and the ledger
 Every published cell gets a status:
 
 * **exact**: within 0.01 % of the printed value, or equal to it at the precision the paper
-  printed (a two-decimal number cannot be matched more closely than its last digit);
+  printed (a number printed with two decimals cannot be matched more closely than its last
+  digit; the precision is read off the transcribed number, so ``768`` means 0 decimals);
 * **close**: within 2 %;
 * **differs**: further away; the cell carries a one-line reason and the book section that
   discusses it;
@@ -44,16 +45,25 @@ def _published_cells(name: str) -> pd.DataFrame:
     return pub[[*KEYS, "published", "note", "table"]]
 
 
-def _status(row: pd.Series, decimals: int | None, inputs: tuple[str, ...]) -> str:
+def _printed_decimals(value: float) -> int:
+    """Decimals of a published number as transcribed (``768`` -> 0, ``4.71`` -> 2)."""
+    if float(value).is_integer():
+        return 0
+    text = repr(float(value))
+    return len(text.split(".")[1]) if "e" not in text else 12
+
+
+def _status(row: pd.Series, inputs: tuple[str, ...]) -> str:
     if row["metric"] in inputs:
         return "input"
     ours, pub = row["ours"], row["published"]
     if pd.isna(ours):
         return "differs"
     rel = abs(ours - pub) / abs(pub) * 100.0 if pub != 0 else (0.0 if ours == 0 else np.inf)
-    printed = decimals is not None and np.isclose(round(float(ours), decimals), pub,
-                                                  rtol=0, atol=10.0 ** -(decimals + 6))
-    if rel <= EXACT or printed or (float(pub).is_integer() and ours == pub):
+    decimals = _printed_decimals(pub)
+    printed = np.isclose(round(float(ours), decimals), pub, rtol=0,
+                         atol=10.0 ** -(decimals + 6))
+    if rel <= EXACT or printed:
         return "exact"
     return "close" if rel <= CLOSE else "differs"
 
@@ -87,7 +97,7 @@ def compare(name: str, *, ours: pd.DataFrame | None = None, quick: bool | None =
     merged["difference"] = merged["ours"] - merged["published"]
     merged["rel_diff_pct"] = 100.0 * merged["difference"] / merged["published"]
     if len(pub):
-        merged["status"] = [_status(r, entry.decimals, entry.inputs) for _, r in merged.iterrows()]
+        merged["status"] = [_status(r, entry.inputs) for _, r in merged.iterrows()]
     else:
         merged["status"] = ""
     merged["match"] = merged["status"].eq("exact")

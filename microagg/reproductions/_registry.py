@@ -54,9 +54,9 @@ class Entry:
     optionally ``ours_sd`` and ``runs`` for seeded tables); ``paper_settings`` are the
     paper's settings and ``quick_settings`` the reduced ones nbval may use. ``tables``
     are the table keys of ``data/published`` it answers (empty for figure data),
-    ``section`` the label of the book section that discusses it, ``decimals`` how many
-    decimals the paper printed (a cell equal at that precision counts as exact) and
-    ``reasons(row)`` a one-line reason for a cell that differs.
+    ``section`` the label of the book section that discusses it, ``inputs`` the metrics
+    that are settings rather than results, and ``reasons(row)`` a one-line reason for a
+    cell that differs.
 
     Book: :ref:`page-ledger`.
     """
@@ -69,7 +69,6 @@ class Entry:
     compute: Callable[..., pd.DataFrame]
     paper_settings: dict[str, Any] = field(default_factory=dict)
     quick_settings: dict[str, Any] = field(default_factory=dict)
-    decimals: int | None = None
     inputs: tuple[str, ...] = ()
     reasons: Callable[[pd.Series], str] | None = None
 

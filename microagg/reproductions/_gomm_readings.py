@@ -550,7 +550,7 @@ def reading_cells(dataset: str, *, reading: Mapping[str, str] | None = None) -> 
     dataset : {"water-treatment", "census"}
     reading : mapping, optional
         The components ``data, mdav, scaling, il, id, dld`` (a row of
-        :func:`gomm_readings` will do); default :data:`ADOPTED_READING` of the
+        :func:`gomm_readings` will do); default ``ADOPTED_READING`` of the
         data set.
 
     Returns

@@ -20,9 +20,10 @@ import sys
 import time
 
 import numpy as np
-from microagg.genetic import ga_partition, macrogroups, reproduce_table2, table2_data
 
 import microagg
+from microagg import ga_partition, macrogroups
+from microagg.reproductions import reproduce_table2, table2_data
 
 PAPER = {"population": 10, "mutation_rate": 0.1, "crossover_rate": 0.5, "iterations": 10_000}
 
@@ -60,7 +61,7 @@ def sets_27() -> dict[str, np.ndarray]:
 
 _PLAIN = """
 import json, sys, time, numpy as np
-from microagg.genetic import ga_partition
+from microagg import ga_partition
 X = np.array(json.loads(sys.argv[1]))
 ga_partition(X, 3, iterations=5, seed=0)
 t = time.perf_counter(); ga_partition(X, 3, iterations=int(sys.argv[2]), seed=0)

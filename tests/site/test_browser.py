@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
 
 #: The explorers the book has, by page.
-EXPECTED_EXPLORERS = {"foundations": 1, "mdav": 1, "vmdav": 1, "ivmdav": 1, "genetic": 1,
-                      "gomm": 2}
+EXPECTED_EXPLORERS = {"chapters/foundations": 1, "chapters/mdav": 1, "chapters/vmdav": 1,
+                      "chapters/ivmdav": 1, "chapters/genetic": 1, "chapters/gomm": 2}
 
 STATE = re.compile(r'<script type="application/vnd.jupyter.widget-state\+json">(.*?)</script>',
                    re.S)
@@ -159,12 +159,12 @@ def _move(box, kind, j, index, current, page):
 def test_explorers_respond(server, browser, capsys):
     found, moved = {}, 0
     for name, expected in EXPECTED_EXPLORERS.items():
-        path = SITE / "chapters" / f"{name}.html"
+        path = SITE / f"{name}.html"
         assert path.exists(), f"{path} was not built"
         explorers = list(_explorers(path.read_text(encoding="utf-8")))
         found[name] = len(explorers)
         assert len(explorers) == expected, f"{name}: {len(explorers)} explorers, want {expected}"
-        page, problems = _open(browser, f"{server}/chapters/{name}.html")
+        page, problems = _open(browser, f"{server}/{name}.html")
         boxes = page.locator(".widget-subarea > .widget-vbox")
         for e, (controls, frame) in enumerate(explorers):
             box = boxes.nth(e)

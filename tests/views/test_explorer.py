@@ -93,7 +93,8 @@ def test_bad_grids_are_refused(kwargs, match):
     lambda: views.explore_partition(), lambda: views.explore_mdav(),
     lambda: views.explore_vmdav(), lambda: views.explore_ivmdav(),
     lambda: views.explore_ga(iterations=30),
-], ids=["partition", "mdav", "vmdav", "ivmdav", "ga"])
+ ], ids=["explore_partition", "explore_mdav", "explore_vmdav", "explore_ivmdav",
+      "explore_ga"])
 @pytest.mark.data
 def test_every_explorer_is_built_by_the_helper_live(make, monkeypatch):
     monkeypatch.delenv(_explorer.STATIC_ENV, raising=False)

@@ -1,0 +1,791 @@
+r"""An exact, sub-quadratic ("indexed") engine for the MDAV family.
+
+The loop engine (:mod:`microagg._mdav_loops`) passes over every unassigned
+record for every query, so MDAV costs :math:`O(n^2 p / k)`. This engine answers
+the same queries from two trees over the records, built once (and rebuilt each
+time half of the records have been grouped), and returns the *same labels*,
+ties included.
+
+Queries and the structures that answer them
+-------------------------------------------
+
+* **k nearest** of a record (every method), the **k-th nearest distance**
+  (IV-MDAV's :math:`z_k`) and the **nearest** record (V-MDAV's
+  :math:`e_{min}` and :math:`d_{out}`): a kd-tree (median split on the
+  attribute of widest spread, implicit layout, leaves of ~16 records) whose
+  nodes carry their bounding box and the number of records still unassigned.
+  A depth-first search prunes a node whose box is farther than the current
+  k-th best.
+* **farthest** record from a point (the centroid's :math:`\mathbf{x}_r`, and
+  MDAV's :math:`\mathbf{x}_s`, farthest from :math:`\mathbf{x}_r`): a
+  *direction tree*. With an anchor :math:`\mathbf{a}` (the centroid when the
+  tree is built), each record is :math:`\mathbf{a} + r\mathbf{u}` with
+  :math:`\lVert\mathbf{u}\rVert = 1`; a kd-tree over the directions
+  :math:`\mathbf{u}` gives nodes that are cones (axis :math:`\mathbf{w}`,
+  half-angle :math:`\alpha`), and each node keeps the largest :math:`r` among
+  its unassigned records. For a query :math:`\mathbf{q} = \mathbf{a} +
+  R\hat{\mathbf{u}}` at angle :math:`\theta` from the axis, the law of
+  cosines bounds every record of the node:
+
+  .. math:: \lVert \mathbf{x}-\mathbf{q}\rVert^2 \le
+            r^2 + R^2 - 2rR\cos\bigl(\min(\pi,\ \theta+\alpha)\bigr),
+
+  maximised over the node's range of :math:`r` (the bound is convex in
+  :math:`r`, so at an end). Peeling removes the outermost records, so the
+  largest remaining :math:`r` per node matters most; the cones add the
+  direction, which is what makes :math:`\mathbf{x}_s` (on the far side of
+  :math:`\mathbf{x}_r`) cheap to find.
+* V-MDAV's record farthest from the *fixed* global centroid: one sort.
+
+How exactness is guaranteed
+---------------------------
+
+Bounds only decide what is *skipped*; every record that is not skipped gets
+its distance from :func:`~microagg._mdav_loops._sqdist_row`, the loop engine's
+own function (same additions in the same column order), and every decision
+compares those numbers with the loop engine's rule: the heap ordered by
+(distance, input index) for the nearest records, "farther, or as far and
+earlier in the input" for the farthest. The running total that gives MDAV's
+centroid loses each group's records in ascending input order, as in
+:func:`~microagg._mdav_loops._remove`.
+
+A node is skipped only if *no* record in it could win or tie:
+
+* box lower bounds are computed with the operations of ``_sqdist_row`` on the
+  gaps between the query and the box; rounding is monotone, so the computed
+  bound is at most the *computed* distance of every record inside, and the
+  comparison needs no safety margin. (A node whose bound equals the k-th best
+  distance is skipped only if its smallest input index is larger: ties go to
+  the earlier record.)
+* the cone bound involves square roots and cosines; it is inflated by a
+  margin (relative :math:`10^{-9} + 16(p+8)\varepsilon`, plus an absolute
+  term for underflow, and :math:`10^{-7} + 8\sqrt{(p+8)\varepsilon}` on the
+  cosines) many times the worst rounding error, and a node is skipped only if
+  the inflated bound is *strictly* below the best computed distance.
+  Inputs with entries beyond :math:`10^{100}` in magnitude (where squares
+  could overflow) are handed to the loop engine.
+
+Cost
+----
+
+Memory is :math:`O(np)`: two permuted copies of the records and
+:math:`O(n/\text{leaf})` nodes. Time depends on how well the bounds prune,
+which falls with the dimension ``p`` (``tests/benchmarks/bench_scale.py``
+measures it); :func:`choose_engine` therefore uses this engine for large
+``n`` and moderate ``p`` only. Without numba the functions run as plain
+Python (slowly), with the same answers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import njit
+from ._mdav_loops import _offer, _sort_pairs, _sqdist_row
+
+#: Records per leaf of the kd-tree (k-nearest queries) and of the direction tree
+#: (farthest queries); measured on Gaussian data, p = 2..20 (see bench_scale.py).
+KD_LEAF = 16
+DT_LEAF = 16
+#: Rebuild both trees (new anchor, tight boxes and cones) once the unassigned
+#: records are this fraction of those the trees were built on.
+REBUILD = 0.5
+#: Radii below this are treated as "no direction" (their unit vector could be
+#: spoilt by underflow); the bound's absolute term covers them.
+_TINY = 1e-140
+#: Largest magnitude of an entry for which the bounds' rounding analysis holds.
+MAX_ABS = 1e100
+
+# -- building the trees --------------------------------------------------------------------
+
+
+@njit
+def _select(perm, P, dim, s, e, kth):  # type: ignore[no-untyped-def]
+    """Quickselect: reorder ``perm[s:e]`` so that ``P[perm[kth], dim]`` is in sorted place."""
+    lo = s
+    hi = e - 1
+    while lo < hi:
+        a = P[perm[lo], dim]
+        b = P[perm[(lo + hi) // 2], dim]
+        c = P[perm[hi], dim]
+        if a < b:
+            pivot = b if b < c else (c if a < c else a)
+        else:
+            pivot = a if a < c else (c if b < c else b)
+        i = lo
+        j = hi
+        while i <= j:
+            while P[perm[i], dim] < pivot:
+                i += 1
+            while P[perm[j], dim] > pivot:
+                j -= 1
+            if i <= j:
+                t = perm[i]
+                perm[i] = perm[j]
+                perm[j] = t
+                i += 1
+                j -= 1
+        if kth <= j:
+            hi = j
+        elif kth >= i:
+            lo = i
+        else:
+            return
+
+
+@njit
+def _split(P, leaf_size):  # type: ignore[no-untyped-def]
+    """An implicit kd-tree over the rows of ``P``: median splits on the widest attribute.
+
+    Node ``i`` has children ``2i+1`` and ``2i+2``; all leaves are at the same
+    depth and hold ``ceil(m / 2**depth) <= leaf_size`` rows or one fewer.
+    Returns the row permutation, each node's ``[start, end)`` range in it and
+    the first leaf's number.
+    """
+    m, q = P.shape
+    depth = 0
+    while ((m - 1) >> depth) + 1 > leaf_size:
+        depth += 1
+    n_nodes = (2 << depth) - 1
+    first_leaf = (1 << depth) - 1
+    start = np.zeros(n_nodes, np.int64)
+    end = np.zeros(n_nodes, np.int64)
+    perm = np.arange(m)
+    end[0] = m
+    lo = np.empty(q)
+    hi = np.empty(q)
+    for node in range(first_leaf):
+        s = start[node]
+        e = end[node]
+        mid = (s + e) // 2
+        if e - s > 1:
+            lo[:] = np.inf
+            hi[:] = -np.inf
+            for i in range(s, e):
+                for j in range(q):
+                    v = P[perm[i], j]
+                    lo[j] = min(lo[j], v)
+                    hi[j] = max(hi[j], v)
+            dim = 0
+            for j in range(1, q):
+                if hi[j] - lo[j] > hi[dim] - lo[dim]:
+                    dim = j
+            _select(perm, P, dim, s, e, mid)
+        start[2 * node + 1] = s
+        end[2 * node + 1] = mid
+        start[2 * node + 2] = mid
+        end[2 * node + 2] = e
+    return perm, start, end, first_leaf
+
+
+@njit
+def _kd_build(X, rows, m, leaf_size):  # type: ignore[no-untyped-def]
+    """The kd-tree over records ``rows[:m]``: a tuple of arrays (see :func:`_kd_knn`)."""
+    n, p = X.shape
+    P = np.empty((m, p))
+    for i in range(m):
+        P[i] = X[rows[i]]
+    perm, start, end, first_leaf = _split(P, leaf_size)
+    xs = np.empty((m, p))
+    ids = np.empty(m, np.int64)
+    for i in range(m):
+        xs[i] = P[perm[i]]
+        ids[i] = rows[perm[i]]
+    n_nodes = start.size
+    box = np.empty((n_nodes, 2 * p))  # lower corner, then upper corner
+    box[:, :p] = np.inf
+    box[:, p:] = -np.inf
+    cnt = np.zeros(n_nodes, np.int64)
+    minid = np.full(n_nodes, n, np.int64)
+    leaf_of = np.empty(m, np.int64)
+    pos = np.full(n, -1, np.int64)
+    for leaf in range(first_leaf, n_nodes):
+        for i in range(start[leaf], end[leaf]):
+            leaf_of[i] = leaf
+            pos[ids[i]] = i
+            minid[leaf] = min(minid[leaf], ids[i])
+            for j in range(p):
+                box[leaf, j] = min(box[leaf, j], xs[i, j])
+                box[leaf, p + j] = max(box[leaf, p + j], xs[i, j])
+        cnt[leaf] = end[leaf] - start[leaf]
+    for node in range(first_leaf - 1, -1, -1):
+        a = 2 * node + 1
+        b = a + 1
+        cnt[node] = cnt[a] + cnt[b]
+        minid[node] = min(minid[a], minid[b])
+        for j in range(p):
+            box[node, j] = min(box[a, j], box[b, j])
+            box[node, p + j] = max(box[a, p + j], box[b, p + j])
+    alive = np.ones(m, np.bool_)
+    return xs, ids, alive, pos, box, cnt, minid, first_leaf, start, end, leaf_of
+
+
+@njit
+def _dt_build(X, rows, m, leaf_size, cm):  # type: ignore[no-untyped-def] # long: one pass per field
+    """The direction index over records ``rows[:m]``, anchored at their mean.
+
+    Buckets of about ``leaf_size`` records with similar directions (the leaves
+    of a kd-tree over the unit vectors), each sorted by decreasing radius, with
+    its cone: unit axis (column of ``wT``), cosine and sine of its half-angle
+    (``ca``, ``sa``; ``cm`` is subtracted from the cosine, see :func:`_margins`).
+    Returns a tuple of arrays (see :func:`_dt_farthest`).
+    """
+    n, p = X.shape
+    anchor = np.zeros(p)
+    for i in range(m):
+        for j in range(p):
+            anchor[j] += X[rows[i], j]
+    anchor /= m
+    r = np.empty(m)
+    U = np.zeros((m, p))
+    for i in range(m):
+        r[i] = np.sqrt(_sqdist_row(X, rows[i], anchor))
+        if r[i] >= _TINY:
+            for j in range(p):
+                U[i, j] = (X[rows[i], j] - anchor[j]) / r[i]
+    perm, start, end, first_leaf = _split(U, leaf_size)
+    bstart = start[first_leaf:].copy()
+    bend = end[first_leaf:].copy()
+    nb = bstart.size
+    for b in range(nb):  # each bucket: records by decreasing radius
+        for i in range(bstart[b] + 1, bend[b]):
+            t = perm[i]
+            j = i
+            while j > bstart[b] and r[perm[j - 1]] < r[t]:
+                perm[j] = perm[j - 1]
+                j -= 1
+            perm[j] = t
+    xs = np.empty((m, p))
+    ids = np.empty(m, np.int64)
+    rr = np.empty(m)
+    bucket_of = np.empty(m, np.int64)
+    pos = np.full(n, -1, np.int64)
+    for i in range(m):
+        xs[i] = X[rows[perm[i]]]
+        ids[i] = rows[perm[i]]
+        rr[i] = r[perm[i]]
+        pos[ids[i]] = i
+    wT = np.zeros((p, nb))
+    ca = np.ones(nb)
+    sa = np.zeros(nb)
+    cnt = bend - bstart
+    minid = np.full(nb, n, np.int64)
+    rhi = np.full(nb, -1.0)
+    rlo = np.full(nb, np.inf)
+    w = np.zeros(p)
+    for b in range(nb):
+        w[:] = 0.0
+        for i in range(bstart[b], bend[b]):
+            bucket_of[i] = b
+            minid[b] = min(minid[b], ids[i])
+            for j in range(p):
+                w[j] += U[perm[i], j]
+        norm = np.sqrt(np.sum(w * w))
+        if norm > 0:
+            w /= norm
+        else:
+            w[0] = 1.0
+        lowest = 1.0  # the widest angle to the axis, from every record of the bucket
+        for i in range(bstart[b], bend[b]):
+            if rr[i] >= _TINY:
+                dot = 0.0
+                for j in range(p):
+                    dot += w[j] * U[perm[i], j]
+                lowest = min(lowest, dot)
+        wT[:, b] = w
+        ca[b] = max(-1.0, lowest - cm)
+        sa[b] = np.sqrt(max(0.0, 1.0 - ca[b] * ca[b]))
+        if cnt[b]:
+            rhi[b] = rr[bstart[b]]
+            rlo[b] = rr[bend[b] - 1]
+    alive = np.ones(m, np.bool_)
+    return (xs, ids, alive, pos, rr, wT, ca, sa, rhi, rlo, cnt, minid, bstart, bend, bucket_of,
+            bstart.copy(), anchor, np.empty(nb), np.empty(nb))
+
+
+@njit
+def _margins(p):  # type: ignore[no-untyped-def]
+    """Safety margins of the cone bound: relative (on squared distances) and on cosines."""
+    eps = 2.3e-16
+    return 1e-9 + 16.0 * (p + 8) * eps, 1e-7 + 8.0 * np.sqrt((p + 8) * eps)
+
+
+# -- removing records ----------------------------------------------------------------------
+
+
+@njit
+def _kd_remove(kd, i):  # type: ignore[no-untyped-def]
+    """Mark record ``i`` (input index) as assigned in the kd-tree."""
+    xs, ids, alive, pos, box, cnt, minid, first_leaf, start, end, leaf_of = kd
+    a = pos[i]
+    alive[a] = False
+    node = leaf_of[a]
+    while True:
+        cnt[node] -= 1
+        if node == 0:
+            break
+        node = (node - 1) // 2
+
+
+@njit
+def _dt_remove(dt, i):  # type: ignore[no-untyped-def]
+    """Mark record ``i`` as assigned in the direction index; keep each bucket's largest radius."""
+    (xs, ids, alive, pos, rr, wT, ca, sa, rhi, rlo, cnt, minid, start, end, bucket_of, head,
+     anchor, f, cbs) = dt
+    a = pos[i]
+    alive[a] = False
+    b = bucket_of[a]
+    cnt[b] -= 1
+    h = head[b]
+    while h < end[b] and not alive[h]:
+        h += 1
+    head[b] = h
+    rhi[b] = rr[h] if h < end[b] else -1.0
+
+
+@njit
+def _alive_rows(kd, rows):  # type: ignore[no-untyped-def]
+    """Input indices of the records still unassigned, into ``rows``; returns their number."""
+    ids = kd[1]
+    alive = kd[2]
+    m = 0
+    for a in range(ids.size):
+        if alive[a]:
+            rows[m] = ids[a]
+            m += 1
+    return m
+
+
+# -- queries -------------------------------------------------------------------------------
+
+
+@njit(inline="always")
+def _box_gap(box, node, q):  # type: ignore[no-untyped-def]
+    """Squared distance from ``q`` to the node's box, computed like ``_sqdist_row``.
+
+    Rounding is monotone and the additions come in the same order, so this is
+    at most the *computed* squared distance of every record in the box. (No
+    branches: with them, mispredictions made this three times slower.)
+    """
+    p = q.size
+    s = 0.0
+    for j in range(p):
+        v = q[j]
+        t = max(max(box[node, j] - v, v - box[node, p + j]), 0.0)
+        s += t * t
+    return s
+
+
+@njit
+def _kd_knn(kd, q, size, skip, heap_d, heap_i, stack_n, stack_b):  # type: ignore[no-untyped-def]
+    """The ``size`` unassigned records nearest to ``q`` (other than record ``skip``).
+
+    Same result as the loop engine's heap: ordered by (squared distance, input
+    index), into ``heap_i[:count]`` / ``heap_d[:count]`` nearest first. Returns
+    ``count`` (``size``, or fewer if fewer records are eligible).
+    """
+    xs, ids, alive, pos, box, cnt, minid, first_leaf, start, end, leaf_of = kd
+    if size <= 0:
+        return 0
+    count = 0
+    stack_n[0] = 0
+    stack_b[0] = 0.0
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        node = stack_n[sp]
+        b = stack_b[sp]
+        if cnt[node] == 0:
+            continue
+        if count == size and (b > heap_d[0] or (b >= heap_d[0] and minid[node] > heap_i[0])):
+            continue
+        if node >= first_leaf:
+            for a in range(start[node], end[node]):
+                s = _sqdist_row(xs, a, q)
+                if count == size and s > heap_d[0]:
+                    continue
+                if alive[a] and ids[a] != skip:
+                    count = _offer(heap_d, heap_i, count, size, s, ids[a])
+            continue
+        c = 2 * node + 1
+        bl = _box_gap(box, c, q)
+        br = _box_gap(box, c + 1, q)
+        near_left = bl < br or (bl == br and minid[c] <= minid[c + 1])
+        stack_n[sp] = c if not near_left else c + 1
+        stack_b[sp] = bl if not near_left else br
+        stack_n[sp + 1] = c if near_left else c + 1
+        stack_b[sp + 1] = bl if near_left else br
+        sp += 2
+    _sort_pairs(heap_d, heap_i, count)
+    return count
+
+
+@njit(inline="always")
+def _cone_bound(r, R, cb, rel):  # type: ignore[no-untyped-def]
+    """Upper bound on the squared distance from the query to a record at radius ``r``.
+
+    ``R`` is the query's radius and ``cb`` a safe lower value of the cosine of the
+    largest angle between the query's and the record's directions.
+    """
+    s = r + R
+    return r * r + R * R - 2.0 * r * R * cb + rel * s * s + 4e-140 * s + 1e-279
+
+
+@njit
+def _bucket_bounds(dt, uq, R, directional, rel, cm):  # type: ignore[no-untyped-def]
+    r"""Each bucket's bound into ``f`` (-1 if empty) and its cosine into ``cbs``.
+
+    With :math:`\theta` the angle between the query's direction and the axis,
+    the largest angle to a record is :math:`\min(\pi, \theta + \alpha)`; its cosine
+    is :math:`\cos\theta\cos\alpha - \sin\theta\sin\alpha` (or -1), lowered by ``cm``.
+    One pass without branches over all buckets (it vectorises).
+    """
+    (xs, ids, alive, pos, rr, wT, ca, sa, rhi, rlo, cnt, minid, start, end, bucket_of, head,
+     anchor, f, cbs) = dt
+    nb = f.size
+    f[:] = 0.0
+    if directional:
+        for j in range(uq.size):
+            u = uq[j]
+            for b in range(nb):
+                f[b] += wT[j, b] * u
+    for b in range(nb):
+        ct = min(1.0, max(-1.0, f[b]))
+        cb = ct * ca[b] - np.sqrt(max(0.0, 1.0 - ct * ct)) * sa[b] - cm
+        cb = -1.0 if (ct <= -ca[b] or not directional) else max(-1.0, cb)
+        cbs[b] = cb
+        top = max(_cone_bound(rhi[b], R, cb, rel), _cone_bound(rlo[b], R, cb, rel))
+        f[b] = top if cnt[b] > 0 else -1.0
+
+
+@njit(inline="always")
+def _scan_bucket(dt, b, q, R, rel, best, best_i):  # type: ignore[no-untyped-def]
+    """Update (``best``, ``best_i``) with bucket ``b``'s records, by decreasing radius."""
+    (xs, ids, alive, pos, rr, wT, ca, sa, rhi, rlo, cnt, minid, start, end, bucket_of, head,
+     anchor, f, cbs) = dt
+    cb = cbs[b]
+    f_low = _cone_bound(rlo[b], R, cb, rel)
+    for a in range(head[b], end[b]):
+        if not alive[a]:
+            continue
+        if _cone_bound(rr[a], R, cb, rel) < best:
+            if f_low < best:  # convex in r: no later (smaller) radius can reach best
+                break
+            continue
+        s = _sqdist_row(xs, a, q)
+        if s > best or (s == best and ids[a] < best_i):
+            best = s
+            best_i = ids[a]
+    return best, best_i
+
+
+@njit
+def _dt_farthest(dt, q, uq, rel, cm):  # type: ignore[no-untyped-def]
+    """The unassigned record farthest from ``q``; the earliest in the input on ties.
+
+    Returns its input index and its squared distance (computed by
+    ``_sqdist_row``). The bucket with the largest bound is scanned first, then
+    every bucket whose bound still reaches the best distance. ``uq`` is a work
+    vector of length ``p``.
+    """
+    anchor = dt[16]
+    f = dt[17]
+    minid = dt[11]
+    R = 0.0
+    for j in range(q.size):
+        t = q[j] - anchor[j]
+        R += t * t
+    R = np.sqrt(R)
+    directional = R >= _TINY
+    if directional:
+        for j in range(q.size):
+            uq[j] = (q[j] - anchor[j]) / R
+    _bucket_bounds(dt, uq, R, directional, rel, cm)
+    b0 = 0
+    for b in range(1, f.size):
+        if f[b] > f[b0]:
+            b0 = b
+    best, best_i = _scan_bucket(dt, b0, q, R, rel, -1.0, -1)
+    for b in range(f.size):
+        fb = f[b]
+        if b == b0 or fb < best or (fb <= best and minid[b] > best_i):
+            continue
+        best, best_i = _scan_bucket(dt, b, q, R, rel, best, best_i)
+    return best_i, best
+
+
+# -- the heuristics ------------------------------------------------------------------------
+
+
+@njit
+def _close_group(X, members, size, labels, g, total):  # type: ignore[no-untyped-def]
+    """Label ``members[:size]`` as group ``g``; ``total`` loses them in input order.
+
+    The same subtractions, in the same order, as the loop engine's ``_remove``.
+    """
+    for i in range(1, size):
+        t = members[i]
+        j = i
+        while j > 0 and members[j - 1] > t:
+            members[j] = members[j - 1]
+            j -= 1
+        members[j] = t
+    for i in range(size):
+        labels[members[i]] = g
+        for j in range(X.shape[1]):
+            total[j] -= X[members[i], j]
+
+
+@njit
+def _rebuild(X, rows, kd, leaf_kd, leaf_dt, cm):  # type: ignore[no-untyped-def]
+    """Both trees over the records still unassigned (a fresh anchor, tight boxes and cones)."""
+    m = _alive_rows(kd, rows)
+    return _kd_build(X, rows, m, leaf_kd), _dt_build(X, rows, m, leaf_dt, cm)
+
+
+@njit
+def _take(kd, dt, members, count):  # type: ignore[no-untyped-def]
+    for i in range(count):
+        _kd_remove(kd, members[i])
+        _dt_remove(dt, members[i])
+
+
+@njit
+def _farthest_from_centroid(dt, total, m, c, uq, stack_n, stack_b, rel, cm):  # type: ignore[no-untyped-def]
+    for j in range(c.size):
+        c[j] = total[j] / m
+    return _dt_farthest(dt, c, uq, rel, cm)[0]
+
+
+@njit
+def _group_around(kd, X, r, size, out, dist, stack_n, stack_b):  # type: ignore[no-untyped-def]
+    """Record ``r`` and its ``size - 1`` nearest unassigned records, into ``out``; returns
+    how many. ``dist`` receives their squared distances to ``r`` (0 for ``r``)."""
+    out[0] = r
+    dist[0] = 0.0
+    return 1 + _kd_knn(kd, X[r], size - 1, r, dist[1:], out[1:], stack_n, stack_b)
+
+
+@njit
+def _one_group(kd, dt, X, r, k, out, dist, stack_n, stack_b, labels, g, total):  # type: ignore[no-untyped-def]
+    """Group ``r`` with its ``k - 1`` nearest unassigned records as group ``g``; returns k."""
+    got = _group_around(kd, X, r, k, out, dist, stack_n, stack_b)
+    _take(kd, dt, out, got)
+    _close_group(X, out, got, labels, g, total)
+    return got
+
+
+@njit
+def mdav_indexed(X, k, total, two_groups, leaf_kd, leaf_dt):  # type: ignore[no-untyped-def]
+    """MDAV (``two_groups=True``) or MDAV-single-group on the indexed engine.
+
+    Same arguments and result as :func:`microagg._mdav_loops.mdav_loops` (plus
+    the two leaf sizes).
+    """
+    n, p = X.shape
+    rel, cm = _margins(p)
+    labels = np.full(n, -1, np.int64)
+    rows = np.arange(n)
+    kd = _kd_build(X, rows, n, leaf_kd)
+    dt = _dt_build(X, rows, n, leaf_dt, cm)
+    built = n
+    out = np.empty(k, np.int64)
+    dist = np.empty(k)
+    stack_n = np.empty(256, np.int64)
+    stack_b = np.empty(256)
+    c = np.empty(p)
+    uq = np.empty(p)
+    m = n
+    g = 0
+    while m >= 3 * k:
+        if m < REBUILD * built and m >= 64:
+            kd, dt = _rebuild(X, rows, kd, leaf_kd, leaf_dt, cm)
+            built = m
+        r = _farthest_from_centroid(dt, total, m, c, uq, stack_n, stack_b, rel, cm)
+        m -= _one_group(kd, dt, X, r, k, out, dist, stack_n, stack_b, labels, g, total)
+        g += 1
+        if two_groups:  # x_s: farthest from x_r among the records left
+            s = _dt_farthest(dt, X[r], uq, rel, cm)[0]
+            m -= _one_group(kd, dt, X, s, k, out, dist, stack_n, stack_b, labels, g, total)
+            g += 1
+    if m >= 2 * k:  # one more group of k, then the last group
+        r = _farthest_from_centroid(dt, total, m, c, uq, stack_n, stack_b, rel, cm)
+        m -= _one_group(kd, dt, X, r, k, out, dist, stack_n, stack_b, labels, g, total)
+        g += 1
+    rest = _alive_rows(kd, rows)
+    for i in range(rest):
+        labels[rows[i]] = g
+    return labels
+
+
+@njit
+def _kd_nearest_to_set(kd, X, members, size, gbox, stack_n, stack_b):  # type: ignore[no-untyped-def]
+    r"""V-MDAV's :math:`e_{min}`: the unassigned record nearest to any of ``members[:size]``.
+
+    Returns (squared distance, input index): the smallest (distance, index) pair,
+    where a record's distance is the minimum of its ``_sqdist_row`` distances to
+    the members, exactly the loop engine's ``d_group``. Nodes are pruned with the
+    gap between their box and the members' bounding box ``gbox`` (a lower bound
+    on every member-record distance, computed with monotone rounding).
+    """
+    xs, ids, alive, pos, box, cnt, minid, first_leaf, start, end, leaf_of = kd
+    p = X.shape[1]
+    for j in range(p):
+        gbox[j] = np.inf
+        gbox[p + j] = -np.inf
+    for i in range(size):
+        for j in range(p):
+            gbox[j] = min(gbox[j], X[members[i], j])
+            gbox[p + j] = max(gbox[p + j], X[members[i], j])
+    best = np.inf
+    best_i = -1
+    stack_n[0] = 0
+    stack_b[0] = 0.0
+    sp = 1
+    while sp > 0:
+        sp -= 1
+        node = stack_n[sp]
+        b = stack_b[sp]
+        if cnt[node] == 0 or b > best or (b >= best and minid[node] > best_i):
+            continue
+        if node >= first_leaf:
+            for a in range(start[node], end[node]):
+                if not alive[a]:
+                    continue
+                s = _sqdist_row(X, members[0], xs[a])
+                for i in range(1, size):
+                    s = min(s, _sqdist_row(X, members[i], xs[a]))
+                if s < best or (s == best and ids[a] < best_i):
+                    best = s
+                    best_i = ids[a]
+            continue
+        c = 2 * node + 1
+        bl = _boxes_gap(box, c, gbox, p)
+        br = _boxes_gap(box, c + 1, gbox, p)
+        near_left = bl < br or (bl == br and minid[c] <= minid[c + 1])
+        stack_n[sp] = c if not near_left else c + 1
+        stack_b[sp] = bl if not near_left else br
+        stack_n[sp + 1] = c if near_left else c + 1
+        stack_b[sp + 1] = bl if near_left else br
+        sp += 2
+    return best, best_i
+
+
+@njit(inline="always")
+def _boxes_gap(box, node, gbox, p):  # type: ignore[no-untyped-def]
+    """Squared gap between the node's box and the box ``gbox`` (monotone, like ``_box_gap``)."""
+    s = 0.0
+    for j in range(p):
+        t = max(max(box[node, j] - gbox[p + j], gbox[j] - box[node, p + j]), 0.0)
+        s += t * t
+    return s
+
+
+@njit
+def vmdav_indexed(X, k, gamma, order, leaf_kd):  # type: ignore[no-untyped-def]
+    """V-MDAV's main loop on the indexed engine; see :func:`microagg._mdav_loops.vmdav_loops`.
+
+    ``order`` lists the records by decreasing distance to the global centroid
+    (ties by input index), so the next unassigned one is the loop engine's
+    ``e``. Returns labels with ``-1`` for the records left over.
+    """
+    n, p = X.shape
+    labels = np.full(n, -1, np.int64)
+    done = np.zeros(n, np.bool_)
+    rows = np.arange(n)
+    kd = _kd_build(X, rows, n, leaf_kd)
+    built = n
+    members = np.empty(2 * k, np.int64)
+    dist = np.empty(2 * k)
+    one_d = np.empty(1)
+    one_i = np.empty(1, np.int64)
+    gbox = np.empty(2 * p)
+    stack_n = np.empty(256, np.int64)
+    stack_b = np.empty(256)
+    m = n
+    g = 0
+    at = 0
+    while m >= k:
+        if m < REBUILD * built and m >= 64:
+            kd = _kd_build(X, rows, _alive_rows(kd, rows), leaf_kd)
+            built = m
+        while done[order[at]]:
+            at += 1
+        size = _group_around(kd, X, order[at], k, members, dist, stack_n, stack_b)
+        for i in range(size):
+            done[members[i]] = True
+            _kd_remove(kd, members[i])
+        while size < 2 * k - 1 and size < m:
+            d2, e_min = _kd_nearest_to_set(kd, X, members, size, gbox, stack_n, stack_b)
+            d_in = np.sqrt(d2)
+            found = _kd_knn(kd, X[e_min], 1, e_min, one_d, one_i, stack_n, stack_b)
+            d_out = np.sqrt(one_d[0] if found else np.inf)
+            if not d_in < gamma * d_out:  # Eq. (5)
+                break
+            members[size] = e_min
+            size += 1
+            done[e_min] = True
+            _kd_remove(kd, e_min)
+        for i in range(size):
+            labels[members[i]] = g
+        m -= size
+        g += 1
+    return labels
+
+
+@njit
+def ivmdav_indexed(X, k, gamma, n_candidates, self_neighbour, total, leaf_kd, leaf_dt):  # type: ignore[no-untyped-def] # long: the whole round in one loop, as ivmdav_loops
+    """IV-MDAV on the indexed engine; see :func:`microagg._mdav_loops.ivmdav_loops`."""
+    n, p = X.shape
+    rel, cm = _margins(p)
+    labels = np.full(n, -1, np.int64)
+    rows = np.arange(n)
+    kd = _kd_build(X, rows, n, leaf_kd)
+    dt = _dt_build(X, rows, n, leaf_dt, cm)
+    built = n
+    ys = np.empty(max(n_candidates, k), np.int64)
+    d_ys = np.empty(max(n_candidates, k))
+    members = np.empty(2 * k, np.int64)
+    heap_d = np.empty(k + 1)
+    heap_i = np.empty(k + 1, np.int64)
+    stack_n = np.empty(256, np.int64)
+    stack_b = np.empty(256)
+    c = np.empty(p)
+    uq = np.empty(p)
+    need = k - 1 if self_neighbour else k  # with z_1 = y itself, z_k is the (k-1)-th other
+    m = n
+    g = 0
+    while m >= 3 * k:
+        if m < REBUILD * built and m >= 64:
+            kd, dt = _rebuild(X, rows, kd, leaf_kd, leaf_dt, cm)
+            built = m
+        r = _farthest_from_centroid(dt, total, m, c, uq, stack_n, stack_b, rel, cm)
+        # y_1 = x_r, y_2, ...: x_r and its nearest records; the first k form the group
+        got = _group_around(kd, X, r, min(n_candidates, m), ys, d_ys, stack_n, stack_b)
+        _take(kd, dt, ys, k)
+        size = k
+        members[:k] = ys[:k]
+        for i in range(k, got):
+            if size >= 2 * k - 1:
+                break
+            if need == 0:
+                continue
+            y = ys[i]
+            # d_2: distance from y to z_k, its need-th nearest record outside the group
+            found = _kd_knn(kd, X[y], need, y, heap_d, heap_i, stack_n, stack_b)
+            d2 = np.sqrt(heap_d[need - 1] if found == need else np.inf)
+            if d2 < np.inf and d2 > gamma * np.sqrt(d_ys[i]):  # d_2 > gamma d_1
+                _take(kd, dt, ys[i:], 1)
+                members[size] = y
+                size += 1
+        _close_group(X, members, size, labels, g, total)
+        m -= size
+        g += 1
+    if m >= 2 * k:  # one more group of k, then the last group
+        r = _farthest_from_centroid(dt, total, m, c, uq, stack_n, stack_b, rel, cm)
+        m -= _one_group(kd, dt, X, r, k, members, d_ys, stack_n, stack_b, labels, g, total)
+        g += 1
+    rest = _alive_rows(kd, rows)
+    for i in range(rest):
+        labels[rows[i]] = g
+    return labels

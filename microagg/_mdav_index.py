@@ -80,13 +80,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import HAVE_NUMBA, njit
 from ._mdav_loops import _offer, _sort_pairs, _sqdist_row
 
-#: Records per leaf of the kd-tree (k-nearest queries) and of the direction tree
-#: (farthest queries); measured on Gaussian data, p = 2..20 (see bench_scale.py).
-KD_LEAF = 16
-DT_LEAF = 16
+__all__ = ["ENGINES", "choose_engine", "mdav", "vmdav", "ivmdav"]
+
+#: Valid values of the ``engine`` argument of the MDAV family.
+ENGINES = ("auto", "indexed", "loops", "numpy")
+#: ``engine="auto"`` uses this engine from this many records on ...
+AUTO_MIN_N = 5000
+#: ... and up to this many attributes (beyond, on Gaussian data, the bounds
+#: prune too little to pay for themselves; measured with bench_scale.py).
+AUTO_MAX_P = 16
+#: Records per leaf of the kd-tree (nearest queries) and per direction bucket
+#: (farthest queries); measured on Gaussian data (see bench_scale.py).
+KD_LEAF = 32
+DT_LEAF = 256
 #: Rebuild both trees (new anchor, tight boxes and cones) once the unassigned
 #: records are this fraction of those the trees were built on.
 REBUILD = 0.5
@@ -95,6 +104,53 @@ REBUILD = 0.5
 _TINY = 1e-140
 #: Largest magnitude of an entry for which the bounds' rounding analysis holds.
 MAX_ABS = 1e100
+
+# -- choosing an engine -------------------------------------------------------------------
+
+
+def choose_engine(engine: str, X: np.ndarray) -> str:
+    """The engine that runs: ``"indexed"``, ``"loops"`` or ``"numpy"``.
+
+    ``"auto"`` picks the indexed engine for ``n >= AUTO_MIN_N`` records and
+    ``p <= AUTO_MAX_P`` attributes when numba is installed, the compiled loops
+    otherwise, and the numpy engine without numba. A forced ``"indexed"`` on data
+    with entries beyond ``MAX_ABS`` (where its rounding analysis does not hold)
+    runs the loops instead: same labels by definition.
+
+    Raises
+    ------
+    ValueError
+        If ``engine`` is not one of :data:`ENGINES`.
+    """
+    if not isinstance(engine, str) or engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(map(repr, ENGINES))}, got {engine!r}")
+    n, p = X.shape
+    scaled = bool(max(X.max(), -X.min()) <= MAX_ABS)  # (no n x p temporary)
+    if engine == "auto":
+        if not HAVE_NUMBA:
+            return "numpy"
+        return "indexed" if n >= AUTO_MIN_N and p <= AUTO_MAX_P and scaled else "loops"
+    if engine == "indexed" and not scaled:
+        return "loops"
+    return engine
+
+
+def mdav(X: np.ndarray, k: int, total: np.ndarray, two_groups: bool) -> np.ndarray:
+    """:func:`mdav_indexed` with the default leaf sizes (arguments as ``mdav_loops``)."""
+    return mdav_indexed(X, k, total, two_groups, KD_LEAF, DT_LEAF)
+
+
+def vmdav(X: np.ndarray, k: int, gamma: float, to_c: np.ndarray) -> np.ndarray:
+    """:func:`vmdav_indexed` (arguments as ``vmdav_loops``)."""
+    order = np.argsort(-to_c, kind="stable")  # farthest from the centroid first, ties by index
+    return vmdav_indexed(X, k, gamma, order, KD_LEAF)
+
+
+def ivmdav(X: np.ndarray, k: int, gamma: float, n_candidates: int, self_neighbour: bool,
+           total: np.ndarray) -> np.ndarray:
+    """:func:`ivmdav_indexed` (arguments as ``ivmdav_loops``)."""
+    return ivmdav_indexed(X, k, gamma, n_candidates, self_neighbour, total, KD_LEAF, DT_LEAF)
+
 
 # -- building the trees --------------------------------------------------------------------
 

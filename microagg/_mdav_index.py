@@ -96,6 +96,10 @@ AUTO_MAX_P = 16
 #: (farthest queries); measured on Gaussian data (see bench_scale.py).
 KD_LEAF = 32
 DT_LEAF = 256
+#: Cells per attribute of the one-byte record codes (the VA-file prefilter) and the
+#: tree size from which queries use them (below it the records are in cache anyway).
+VA_CELLS = 256
+VA_MIN = 20_000
 #: Rebuild both trees (new anchor, tight boxes and cones) once the unassigned
 #: records are this fraction of those the trees were built on.
 REBUILD = 0.5
@@ -137,19 +141,23 @@ def choose_engine(engine: str, X: np.ndarray) -> str:
 
 def mdav(X: np.ndarray, k: int, total: np.ndarray, two_groups: bool) -> np.ndarray:
     """:func:`mdav_indexed` with the default leaf sizes (arguments as ``mdav_loops``)."""
-    return mdav_indexed(X, k, total, two_groups, KD_LEAF, DT_LEAF)
+    edges, codes = _grid(X)
+    return mdav_indexed(X, k, total, two_groups, edges, codes, KD_LEAF, DT_LEAF, VA_MIN)
 
 
 def vmdav(X: np.ndarray, k: int, gamma: float, to_c: np.ndarray) -> np.ndarray:
     """:func:`vmdav_indexed` (arguments as ``vmdav_loops``)."""
     order = np.argsort(-to_c, kind="stable")  # farthest from the centroid first, ties by index
-    return vmdav_indexed(X, k, gamma, order, KD_LEAF)
+    edges, codes = _grid(X)
+    return vmdav_indexed(X, k, gamma, order, edges, codes, KD_LEAF, VA_MIN)
 
 
 def ivmdav(X: np.ndarray, k: int, gamma: float, n_candidates: int, self_neighbour: bool,
            total: np.ndarray) -> np.ndarray:
     """:func:`ivmdav_indexed` (arguments as ``ivmdav_loops``)."""
-    return ivmdav_indexed(X, k, gamma, n_candidates, self_neighbour, total, KD_LEAF, DT_LEAF)
+    edges, codes = _grid(X)
+    return ivmdav_indexed(X, k, gamma, n_candidates, self_neighbour, total, edges, codes,
+                          KD_LEAF, DT_LEAF, VA_MIN)
 
 
 # -- building the trees --------------------------------------------------------------------
@@ -235,8 +243,11 @@ def _split(P, leaf_size):  # type: ignore[no-untyped-def]
 
 
 @njit
-def _kd_build(X, rows, m, leaf_size):  # type: ignore[no-untyped-def]
-    """The kd-tree over records ``rows[:m]``: a tuple of arrays (see :func:`_kd_knn`)."""
+def _kd_build(X, codes, rows, m, leaf_size):  # type: ignore[no-untyped-def]
+    """The kd-tree over records ``rows[:m]``: a tuple of arrays (see :func:`_kd_knn`).
+
+    ``codes`` are the records' cell codes (:func:`_grid`), copied in tree order.
+    """
     n, p = X.shape
     P = np.empty((m, p))
     for i in range(m):
@@ -273,11 +284,14 @@ def _kd_build(X, rows, m, leaf_size):  # type: ignore[no-untyped-def]
             box[node, j] = min(box[a, j], box[b, j])
             box[node, p + j] = max(box[a, p + j], box[b, p + j])
     alive = np.ones(m, np.bool_)
-    return xs, ids, alive, pos, box, cnt, minid, first_leaf, start, end, leaf_of
+    kcodes = np.empty((m, p), np.uint8)
+    for i in range(m):
+        kcodes[i] = codes[ids[i]]
+    return xs, ids, alive, pos, box, cnt, minid, first_leaf, start, end, leaf_of, kcodes
 
 
 @njit
-def _dt_build(X, rows, m, leaf_size, cm):  # type: ignore[no-untyped-def] # long: one pass per field
+def _dt_build(X, codes, rows, m, leaf_size, cm):  # type: ignore[no-untyped-def] # long: one pass per field
     """The direction index over records ``rows[:m]``, anchored at their mean.
 
     Buckets of about ``leaf_size`` records with similar directions (the leaves
@@ -355,8 +369,11 @@ def _dt_build(X, rows, m, leaf_size, cm):  # type: ignore[no-untyped-def] # long
             rhi[b] = rr[bstart[b]]
             rlo[b] = rr[bend[b] - 1]
     alive = np.ones(m, np.bool_)
+    dcodes = np.empty((m, p), np.uint8)
+    for i in range(m):
+        dcodes[i] = codes[ids[i]]
     return (xs, ids, alive, pos, rr, wT, ca, sa, rhi, rlo, cnt, minid, bstart, bend, bucket_of,
-            bstart.copy(), anchor, np.empty(nb), np.empty(nb))
+            bstart.copy(), anchor, np.empty(nb), np.empty(nb), dcodes)
 
 
 @njit
@@ -372,7 +389,7 @@ def _margins(p):  # type: ignore[no-untyped-def]
 @njit
 def _kd_remove(kd, i):  # type: ignore[no-untyped-def]
     """Mark record ``i`` (input index) as assigned in the kd-tree."""
-    xs, ids, alive, pos, box, cnt, minid, first_leaf, start, end, leaf_of = kd
+    xs, ids, alive, pos, box, cnt, minid, first_leaf, start, end, leaf_of, codes = kd
     a = pos[i]
     alive[a] = False
     node = leaf_of[a]
@@ -387,7 +404,7 @@ def _kd_remove(kd, i):  # type: ignore[no-untyped-def]
 def _dt_remove(dt, i):  # type: ignore[no-untyped-def]
     """Mark record ``i`` as assigned in the direction index; keep each bucket's largest radius."""
     (xs, ids, alive, pos, rr, wT, ca, sa, rhi, rlo, cnt, minid, start, end, bucket_of, head,
-     anchor, f, cbs) = dt
+     anchor, f, cbs, codes) = dt
     a = pos[i]
     alive[a] = False
     b = bucket_of[a]
@@ -415,6 +432,73 @@ def _alive_rows(kd, rows):  # type: ignore[no-untyped-def]
 # -- queries -------------------------------------------------------------------------------
 
 
+def _grid(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cell edges per attribute and each record's cell codes (one byte per attribute).
+
+    The edges of attribute ``j`` are sorted, start at its minimum and end at its
+    maximum: half uniformly spaced (resolution in the sparse tails, where MDAV
+    starts), half at quantiles of a sample (resolution where records crowd).
+    Record ``i`` lies in ``edges[j, codes[i, j]] <= X[i, j] <= edges[j, codes[i, j] + 1]``,
+    which is all the bounds rely on; how the edges are placed only affects speed.
+    """
+    n, p = X.shape
+    half = VA_CELLS // 2
+    edges = np.empty((p, VA_CELLS + 1))
+    codes = np.empty((n, p), np.uint8)
+    sample = X[:: max(1, n // 65536)]
+    for j in range(p):
+        lo, hi = X[:, j].min(), X[:, j].max()
+        e = np.unique(np.concatenate([np.linspace(lo, hi, half + 1),
+                                      np.quantile(sample[:, j], np.linspace(0, 1, half + 1)),
+                                      [lo, hi]]))
+        e = e[(e >= lo) & (e <= hi)]
+        if e.size > VA_CELLS + 1:
+            e = e[np.linspace(0, e.size - 1, VA_CELLS + 1).round().astype(np.int64)]
+        edges[j, : e.size] = e
+        edges[j, e.size:] = hi
+        edges[j, 0] = lo
+        cell = np.searchsorted(edges[j], X[:, j], side="right") - 1
+        codes[:, j] = np.clip(cell, 0, VA_CELLS - 1)
+    return edges, codes
+
+
+@njit
+def _lower_table(edges, q, T):  # type: ignore[no-untyped-def]
+    """``T[j, c]``: squared gap from ``q[j]`` to cell ``c`` of attribute ``j``.
+
+    Summed over the attributes in column order, the entries of a record's cells
+    are at most its computed squared distance to ``q`` (monotone rounding, as
+    :func:`_box_gap`): a prefilter that reads one byte per attribute.
+    """
+    for j in range(q.size):
+        v = q[j]
+        for c in range(T.shape[1]):
+            t = max(max(edges[j, c] - v, v - edges[j, c + 1]), 0.0)
+            T[j, c] = t * t
+
+
+@njit
+def _upper_table(edges, q, T):  # type: ignore[no-untyped-def]
+    """``T[j, c]``: largest squared difference between ``q[j]`` and cell ``c`` of attribute ``j``.
+
+    Summed in column order: at least every computed squared distance of a record
+    in those cells (the farthest queries' prefilter).
+    """
+    for j in range(q.size):
+        v = q[j]
+        for c in range(T.shape[1]):
+            t = max(abs(edges[j, c] - v), abs(edges[j, c + 1] - v))
+            T[j, c] = t * t
+
+
+@njit(inline="always")
+def _code_sum(T, codes, a):  # type: ignore[no-untyped-def]
+    s = 0.0
+    for j in range(codes.shape[1]):
+        s += T[j, codes[a, j]]
+    return s
+
+
 @njit(inline="always")
 def _box_gap(box, node, q):  # type: ignore[no-untyped-def]
     """Squared distance from ``q`` to the node's box, computed like ``_sqdist_row``.
@@ -433,16 +517,21 @@ def _box_gap(box, node, q):  # type: ignore[no-untyped-def]
 
 
 @njit
-def _kd_knn(kd, q, size, skip, heap_d, heap_i, stack_n, stack_b):  # type: ignore[no-untyped-def]
+def _kd_knn(kd, q, size, skip, heap_d, heap_i, ws):  # type: ignore[no-untyped-def]
     """The ``size`` unassigned records nearest to ``q`` (other than record ``skip``).
 
     Same result as the loop engine's heap: ordered by (squared distance, input
     index), into ``heap_i[:count]`` / ``heap_d[:count]`` nearest first. Returns
-    ``count`` (``size``, or fewer if fewer records are eligible).
+    ``count`` (``size``, or fewer if fewer records are eligible). ``ws`` is the
+    work space (:func:`_workspace`).
     """
-    xs, ids, alive, pos, box, cnt, minid, first_leaf, start, end, leaf_of = kd
+    xs, ids, alive, pos, box, cnt, minid, first_leaf, start, end, leaf_of, codes = kd
     if size <= 0:
         return 0
+    stack_n, stack_b, uq, cvec, edges, T, va_min = ws
+    use_codes = ids.size >= va_min
+    if use_codes:
+        _lower_table(edges, q, T)
     count = 0
     stack_n[0] = 0
     stack_b[0] = 0.0
@@ -457,6 +546,8 @@ def _kd_knn(kd, q, size, skip, heap_d, heap_i, stack_n, stack_b):  # type: ignor
             continue
         if node >= first_leaf:
             for a in range(start[node], end[node]):
+                if use_codes and count == size and _code_sum(T, codes, a) > heap_d[0]:
+                    continue
                 s = _sqdist_row(xs, a, q)
                 if count == size and s > heap_d[0]:
                     continue
@@ -497,7 +588,7 @@ def _bucket_bounds(dt, uq, R, directional, rel, cm):  # type: ignore[no-untyped-
     One pass without branches over all buckets (it vectorises).
     """
     (xs, ids, alive, pos, rr, wT, ca, sa, rhi, rlo, cnt, minid, start, end, bucket_of, head,
-     anchor, f, cbs) = dt
+     anchor, f, cbs, codes) = dt
     nb = f.size
     f[:] = 0.0
     if directional:
@@ -515,10 +606,10 @@ def _bucket_bounds(dt, uq, R, directional, rel, cm):  # type: ignore[no-untyped-
 
 
 @njit(inline="always")
-def _scan_bucket(dt, b, q, R, rel, best, best_i):  # type: ignore[no-untyped-def]
+def _scan_bucket(dt, b, q, R, rel, best, best_i, T, use_codes):  # type: ignore[no-untyped-def]
     """Update (``best``, ``best_i``) with bucket ``b``'s records, by decreasing radius."""
     (xs, ids, alive, pos, rr, wT, ca, sa, rhi, rlo, cnt, minid, start, end, bucket_of, head,
-     anchor, f, cbs) = dt
+     anchor, f, cbs, codes) = dt
     cb = cbs[b]
     f_low = _cone_bound(rlo[b], R, cb, rel)
     for a in range(head[b], end[b]):
@@ -528,6 +619,8 @@ def _scan_bucket(dt, b, q, R, rel, best, best_i):  # type: ignore[no-untyped-def
             if f_low < best:  # convex in r: no later (smaller) radius can reach best
                 break
             continue
+        if use_codes and _code_sum(T, codes, a) < best:
+            continue
         s = _sqdist_row(xs, a, q)
         if s > best or (s == best and ids[a] < best_i):
             best = s
@@ -536,17 +629,21 @@ def _scan_bucket(dt, b, q, R, rel, best, best_i):  # type: ignore[no-untyped-def
 
 
 @njit
-def _dt_farthest(dt, q, uq, rel, cm):  # type: ignore[no-untyped-def]
+def _dt_farthest(dt, q, rel, cm, ws):  # type: ignore[no-untyped-def]
     """The unassigned record farthest from ``q``; the earliest in the input on ties.
 
     Returns its input index and its squared distance (computed by
     ``_sqdist_row``). The bucket with the largest bound is scanned first, then
-    every bucket whose bound still reaches the best distance. ``uq`` is a work
-    vector of length ``p``.
+    every bucket whose bound still reaches the best distance. ``ws`` is the work
+    space (:func:`_workspace`).
     """
     anchor = dt[16]
     f = dt[17]
     minid = dt[11]
+    stack_n, stack_b, uq, cvec, edges, T, va_min = ws
+    use_codes = dt[1].size >= va_min
+    if use_codes:
+        _upper_table(edges, q, T)
     R = 0.0
     for j in range(q.size):
         t = q[j] - anchor[j]
@@ -561,12 +658,12 @@ def _dt_farthest(dt, q, uq, rel, cm):  # type: ignore[no-untyped-def]
     for b in range(1, f.size):
         if f[b] > f[b0]:
             b0 = b
-    best, best_i = _scan_bucket(dt, b0, q, R, rel, -1.0, -1)
+    best, best_i = _scan_bucket(dt, b0, q, R, rel, -1.0, -1, T, use_codes)
     for b in range(f.size):
         fb = f[b]
         if b == b0 or fb < best or (fb <= best and minid[b] > best_i):
             continue
-        best, best_i = _scan_bucket(dt, b, q, R, rel, best, best_i)
+        best, best_i = _scan_bucket(dt, b, q, R, rel, best, best_i, T, use_codes)
     return best_i, best
 
 
@@ -593,10 +690,19 @@ def _close_group(X, members, size, labels, g, total):  # type: ignore[no-untyped
 
 
 @njit
-def _rebuild(X, rows, kd, leaf_kd, leaf_dt, cm):  # type: ignore[no-untyped-def]
+def _workspace(edges, p, va_min):  # type: ignore[no-untyped-def]
+    """Work arrays shared by the queries: two stacks, two p-vectors, the grid and its table,
+    and the tree size from which the codes are used."""
+    return (np.empty(256, np.int64), np.empty(256), np.empty(p), np.empty(p), edges,
+            np.empty((p, edges.shape[1] - 1)), va_min)
+
+
+@njit
+def _rebuild(X, codes, rows, kd, leaf_kd, leaf_dt, cm):  # type: ignore[no-untyped-def]
     """Both trees over the records still unassigned (a fresh anchor, tight boxes and cones)."""
     m = _alive_rows(kd, rows)
-    return _kd_build(X, rows, m, leaf_kd), _dt_build(X, rows, m, leaf_dt, cm)
+    return (_kd_build(X, codes, rows, m, leaf_kd),
+            _dt_build(X, codes, rows, m, leaf_dt, cm))
 
 
 @njit
@@ -607,66 +713,66 @@ def _take(kd, dt, members, count):  # type: ignore[no-untyped-def]
 
 
 @njit
-def _farthest_from_centroid(dt, total, m, c, uq, stack_n, stack_b, rel, cm):  # type: ignore[no-untyped-def]
+def _farthest_from_centroid(dt, total, m, rel, cm, ws):  # type: ignore[no-untyped-def]
+    """The record farthest from the centroid ``total / m`` (computed as the loops do)."""
+    c = ws[3]
     for j in range(c.size):
         c[j] = total[j] / m
-    return _dt_farthest(dt, c, uq, rel, cm)[0]
+    return _dt_farthest(dt, c, rel, cm, ws)[0]
 
 
 @njit
-def _group_around(kd, X, r, size, out, dist, stack_n, stack_b):  # type: ignore[no-untyped-def]
+def _group_around(kd, X, r, size, out, dist, ws):  # type: ignore[no-untyped-def]
     """Record ``r`` and its ``size - 1`` nearest unassigned records, into ``out``; returns
     how many. ``dist`` receives their squared distances to ``r`` (0 for ``r``)."""
     out[0] = r
     dist[0] = 0.0
-    return 1 + _kd_knn(kd, X[r], size - 1, r, dist[1:], out[1:], stack_n, stack_b)
+    return 1 + _kd_knn(kd, X[r], size - 1, r, dist[1:], out[1:], ws)
 
 
 @njit
-def _one_group(kd, dt, X, r, k, out, dist, stack_n, stack_b, labels, g, total):  # type: ignore[no-untyped-def]
+def _one_group(kd, dt, X, r, k, out, dist, labels, g, total, ws):  # type: ignore[no-untyped-def]
     """Group ``r`` with its ``k - 1`` nearest unassigned records as group ``g``; returns k."""
-    got = _group_around(kd, X, r, k, out, dist, stack_n, stack_b)
+    got = _group_around(kd, X, r, k, out, dist, ws)
     _take(kd, dt, out, got)
     _close_group(X, out, got, labels, g, total)
     return got
 
 
 @njit
-def mdav_indexed(X, k, total, two_groups, leaf_kd, leaf_dt):  # type: ignore[no-untyped-def]
+def mdav_indexed(X, k, total, two_groups, edges, codes, leaf_kd, leaf_dt, va_min):  # type: ignore[no-untyped-def]
     """MDAV (``two_groups=True``) or MDAV-single-group on the indexed engine.
 
-    Same arguments and result as :func:`microagg._mdav_loops.mdav_loops` (plus
-    the two leaf sizes).
+    Same arguments and result as :func:`microagg._mdav_loops.mdav_loops`, plus the
+    grid (:func:`_grid`), the two leaf sizes and the tree size from which the
+    codes are used (``VA_MIN``; the tests set 0 to exercise them on small data).
     """
     n, p = X.shape
     rel, cm = _margins(p)
     labels = np.full(n, -1, np.int64)
     rows = np.arange(n)
-    kd = _kd_build(X, rows, n, leaf_kd)
-    dt = _dt_build(X, rows, n, leaf_dt, cm)
+    kd = _kd_build(X, codes, rows, n, leaf_kd)
+    dt = _dt_build(X, codes, rows, n, leaf_dt, cm)
     built = n
     out = np.empty(k, np.int64)
     dist = np.empty(k)
-    stack_n = np.empty(256, np.int64)
-    stack_b = np.empty(256)
-    c = np.empty(p)
-    uq = np.empty(p)
+    ws = _workspace(edges, p, va_min)
     m = n
     g = 0
     while m >= 3 * k:
         if m < REBUILD * built and m >= 64:
-            kd, dt = _rebuild(X, rows, kd, leaf_kd, leaf_dt, cm)
+            kd, dt = _rebuild(X, codes, rows, kd, leaf_kd, leaf_dt, cm)
             built = m
-        r = _farthest_from_centroid(dt, total, m, c, uq, stack_n, stack_b, rel, cm)
-        m -= _one_group(kd, dt, X, r, k, out, dist, stack_n, stack_b, labels, g, total)
+        r = _farthest_from_centroid(dt, total, m, rel, cm, ws)
+        m -= _one_group(kd, dt, X, r, k, out, dist, labels, g, total, ws)
         g += 1
         if two_groups:  # x_s: farthest from x_r among the records left
-            s = _dt_farthest(dt, X[r], uq, rel, cm)[0]
-            m -= _one_group(kd, dt, X, s, k, out, dist, stack_n, stack_b, labels, g, total)
+            s = _dt_farthest(dt, X[r], rel, cm, ws)[0]
+            m -= _one_group(kd, dt, X, s, k, out, dist, labels, g, total, ws)
             g += 1
     if m >= 2 * k:  # one more group of k, then the last group
-        r = _farthest_from_centroid(dt, total, m, c, uq, stack_n, stack_b, rel, cm)
-        m -= _one_group(kd, dt, X, r, k, out, dist, stack_n, stack_b, labels, g, total)
+        r = _farthest_from_centroid(dt, total, m, rel, cm, ws)
+        m -= _one_group(kd, dt, X, r, k, out, dist, labels, g, total, ws)
         g += 1
     rest = _alive_rows(kd, rows)
     for i in range(rest):
@@ -675,16 +781,18 @@ def mdav_indexed(X, k, total, two_groups, leaf_kd, leaf_dt):  # type: ignore[no-
 
 
 @njit
-def _kd_nearest_to_set(kd, X, members, size, gbox, stack_n, stack_b):  # type: ignore[no-untyped-def]
+def _kd_nearest_to_set(kd, X, members, size, gbox, ws):  # type: ignore[no-untyped-def]
     r"""V-MDAV's :math:`e_{min}`: the unassigned record nearest to any of ``members[:size]``.
 
     Returns (squared distance, input index): the smallest (distance, index) pair,
     where a record's distance is the minimum of its ``_sqdist_row`` distances to
     the members, exactly the loop engine's ``d_group``. Nodes are pruned with the
-    gap between their box and the members' bounding box ``gbox`` (a lower bound
-    on every member-record distance, computed with monotone rounding).
+    gap between their box and the members' bounding box ``gbox``, records with
+    the smallest of the members' code tables (both lower bounds on every
+    member-record distance, computed with monotone rounding).
     """
-    xs, ids, alive, pos, box, cnt, minid, first_leaf, start, end, leaf_of = kd
+    xs, ids, alive, pos, box, cnt, minid, first_leaf, start, end, leaf_of, codes = kd
+    stack_n, stack_b, uq, cvec, edges, T, va_min = ws
     p = X.shape[1]
     for j in range(p):
         gbox[j] = np.inf
@@ -693,6 +801,15 @@ def _kd_nearest_to_set(kd, X, members, size, gbox, stack_n, stack_b):  # type: i
         for j in range(p):
             gbox[j] = min(gbox[j], X[members[i], j])
             gbox[p + j] = max(gbox[p + j], X[members[i], j])
+    use_codes = ids.size >= va_min
+    if use_codes:  # a sum of per-attribute minima is at most each member's sum
+        _lower_table(edges, X[members[0]], T)
+        for i in range(1, size):
+            v = X[members[i]]
+            for j in range(p):
+                for cell in range(T.shape[1]):
+                    t = max(max(edges[j, cell] - v[j], v[j] - edges[j, cell + 1]), 0.0)
+                    T[j, cell] = min(T[j, cell], t * t)
     best = np.inf
     best_i = -1
     stack_n[0] = 0
@@ -706,7 +823,7 @@ def _kd_nearest_to_set(kd, X, members, size, gbox, stack_n, stack_b):  # type: i
             continue
         if node >= first_leaf:
             for a in range(start[node], end[node]):
-                if not alive[a]:
+                if not alive[a] or (use_codes and _code_sum(T, codes, a) > best):
                     continue
                 s = _sqdist_row(X, members[0], xs[a])
                 for i in range(1, size):
@@ -738,7 +855,7 @@ def _boxes_gap(box, node, gbox, p):  # type: ignore[no-untyped-def]
 
 
 @njit
-def vmdav_indexed(X, k, gamma, order, leaf_kd):  # type: ignore[no-untyped-def]
+def vmdav_indexed(X, k, gamma, order, edges, codes, leaf_kd, va_min):  # type: ignore[no-untyped-def]
     """V-MDAV's main loop on the indexed engine; see :func:`microagg._mdav_loops.vmdav_loops`.
 
     ``order`` lists the records by decreasing distance to the global centroid
@@ -749,32 +866,31 @@ def vmdav_indexed(X, k, gamma, order, leaf_kd):  # type: ignore[no-untyped-def]
     labels = np.full(n, -1, np.int64)
     done = np.zeros(n, np.bool_)
     rows = np.arange(n)
-    kd = _kd_build(X, rows, n, leaf_kd)
+    kd = _kd_build(X, codes, rows, n, leaf_kd)
     built = n
     members = np.empty(2 * k, np.int64)
     dist = np.empty(2 * k)
     one_d = np.empty(1)
     one_i = np.empty(1, np.int64)
     gbox = np.empty(2 * p)
-    stack_n = np.empty(256, np.int64)
-    stack_b = np.empty(256)
+    ws = _workspace(edges, p, va_min)
     m = n
     g = 0
     at = 0
     while m >= k:
         if m < REBUILD * built and m >= 64:
-            kd = _kd_build(X, rows, _alive_rows(kd, rows), leaf_kd)
+            kd = _kd_build(X, codes, rows, _alive_rows(kd, rows), leaf_kd)
             built = m
         while done[order[at]]:
             at += 1
-        size = _group_around(kd, X, order[at], k, members, dist, stack_n, stack_b)
+        size = _group_around(kd, X, order[at], k, members, dist, ws)
         for i in range(size):
             done[members[i]] = True
             _kd_remove(kd, members[i])
         while size < 2 * k - 1 and size < m:
-            d2, e_min = _kd_nearest_to_set(kd, X, members, size, gbox, stack_n, stack_b)
+            d2, e_min = _kd_nearest_to_set(kd, X, members, size, gbox, ws)
             d_in = np.sqrt(d2)
-            found = _kd_knn(kd, X[e_min], 1, e_min, one_d, one_i, stack_n, stack_b)
+            found = _kd_knn(kd, X[e_min], 1, e_min, one_d, one_i, ws)
             d_out = np.sqrt(one_d[0] if found else np.inf)
             if not d_in < gamma * d_out:  # Eq. (5)
                 break
@@ -790,34 +906,32 @@ def vmdav_indexed(X, k, gamma, order, leaf_kd):  # type: ignore[no-untyped-def]
 
 
 @njit
-def ivmdav_indexed(X, k, gamma, n_candidates, self_neighbour, total, leaf_kd, leaf_dt):  # type: ignore[no-untyped-def] # long: the whole round in one loop, as ivmdav_loops
+def ivmdav_indexed(X, k, gamma, n_candidates, self_neighbour, total, edges, codes,  # type: ignore[no-untyped-def] # long: one round per loop, as ivmdav_loops
+                   leaf_kd, leaf_dt, va_min):
     """IV-MDAV on the indexed engine; see :func:`microagg._mdav_loops.ivmdav_loops`."""
     n, p = X.shape
     rel, cm = _margins(p)
     labels = np.full(n, -1, np.int64)
     rows = np.arange(n)
-    kd = _kd_build(X, rows, n, leaf_kd)
-    dt = _dt_build(X, rows, n, leaf_dt, cm)
+    kd = _kd_build(X, codes, rows, n, leaf_kd)
+    dt = _dt_build(X, codes, rows, n, leaf_dt, cm)
     built = n
     ys = np.empty(max(n_candidates, k), np.int64)
     d_ys = np.empty(max(n_candidates, k))
     members = np.empty(2 * k, np.int64)
     heap_d = np.empty(k + 1)
     heap_i = np.empty(k + 1, np.int64)
-    stack_n = np.empty(256, np.int64)
-    stack_b = np.empty(256)
-    c = np.empty(p)
-    uq = np.empty(p)
+    ws = _workspace(edges, p, va_min)
     need = k - 1 if self_neighbour else k  # with z_1 = y itself, z_k is the (k-1)-th other
     m = n
     g = 0
     while m >= 3 * k:
         if m < REBUILD * built and m >= 64:
-            kd, dt = _rebuild(X, rows, kd, leaf_kd, leaf_dt, cm)
+            kd, dt = _rebuild(X, codes, rows, kd, leaf_kd, leaf_dt, cm)
             built = m
-        r = _farthest_from_centroid(dt, total, m, c, uq, stack_n, stack_b, rel, cm)
+        r = _farthest_from_centroid(dt, total, m, rel, cm, ws)
         # y_1 = x_r, y_2, ...: x_r and its nearest records; the first k form the group
-        got = _group_around(kd, X, r, min(n_candidates, m), ys, d_ys, stack_n, stack_b)
+        got = _group_around(kd, X, r, min(n_candidates, m), ys, d_ys, ws)
         _take(kd, dt, ys, k)
         size = k
         members[:k] = ys[:k]
@@ -828,7 +942,7 @@ def ivmdav_indexed(X, k, gamma, n_candidates, self_neighbour, total, leaf_kd, le
                 continue
             y = ys[i]
             # d_2: distance from y to z_k, its need-th nearest record outside the group
-            found = _kd_knn(kd, X[y], need, y, heap_d, heap_i, stack_n, stack_b)
+            found = _kd_knn(kd, X[y], need, y, heap_d, heap_i, ws)
             d2 = np.sqrt(heap_d[need - 1] if found == need else np.inf)
             if d2 < np.inf and d2 > gamma * np.sqrt(d_ys[i]):  # d_2 > gamma d_1
                 _take(kd, dt, ys[i:], 1)
@@ -838,8 +952,8 @@ def ivmdav_indexed(X, k, gamma, n_candidates, self_neighbour, total, leaf_kd, le
         m -= size
         g += 1
     if m >= 2 * k:  # one more group of k, then the last group
-        r = _farthest_from_centroid(dt, total, m, c, uq, stack_n, stack_b, rel, cm)
-        m -= _one_group(kd, dt, X, r, k, members, d_ys, stack_n, stack_b, labels, g, total)
+        r = _farthest_from_centroid(dt, total, m, rel, cm, ws)
+        m -= _one_group(kd, dt, X, r, k, members, d_ys, labels, g, total, ws)
         g += 1
     rest = _alive_rows(kd, rows)
     for i in range(rest):

@@ -96,10 +96,8 @@ AUTO_MAX_P = 16
 #: (farthest queries); measured on Gaussian data (see bench_scale.py).
 KD_LEAF = 32
 DT_LEAF = 256
-#: Cells per attribute of the one-byte record codes (the VA-file prefilter) and the
-#: tree size from which queries use them (below it the records are in cache anyway).
+#: Cells per attribute of the one-byte record codes (the VA-file prefilter).
 VA_CELLS = 256
-VA_MIN = 20_000
 #: Rebuild both trees (new anchor, tight boxes and cones) once the unassigned
 #: records are this fraction of those the trees were built on.
 REBUILD = 0.5
@@ -142,14 +140,14 @@ def choose_engine(engine: str, X: np.ndarray) -> str:
 def mdav(X: np.ndarray, k: int, total: np.ndarray, two_groups: bool) -> np.ndarray:
     """:func:`mdav_indexed` with the default leaf sizes (arguments as ``mdav_loops``)."""
     edges, codes = _grid(X)
-    return mdav_indexed(X, k, total, two_groups, edges, codes, KD_LEAF, DT_LEAF, VA_MIN)
+    return mdav_indexed(X, k, total, two_groups, edges, codes, KD_LEAF, DT_LEAF)
 
 
 def vmdav(X: np.ndarray, k: int, gamma: float, to_c: np.ndarray) -> np.ndarray:
     """:func:`vmdav_indexed` (arguments as ``vmdav_loops``)."""
     order = np.argsort(-to_c, kind="stable")  # farthest from the centroid first, ties by index
     edges, codes = _grid(X)
-    return vmdav_indexed(X, k, gamma, order, edges, codes, KD_LEAF, VA_MIN)
+    return vmdav_indexed(X, k, gamma, order, edges, codes, KD_LEAF)
 
 
 def ivmdav(X: np.ndarray, k: int, gamma: float, n_candidates: int, self_neighbour: bool,
@@ -157,10 +155,10 @@ def ivmdav(X: np.ndarray, k: int, gamma: float, n_candidates: int, self_neighbou
     """:func:`ivmdav_indexed` (arguments as ``ivmdav_loops``)."""
     edges, codes = _grid(X)
     return ivmdav_indexed(X, k, gamma, n_candidates, self_neighbour, total, edges, codes,
-                          KD_LEAF, DT_LEAF, VA_MIN)
+                          KD_LEAF, DT_LEAF)
 
 
-# -- building the trees --------------------------------------------------------------------
+# -- building the indexes ------------------------------------------------------------------
 
 
 @njit
@@ -244,24 +242,27 @@ def _split(P, leaf_size):  # type: ignore[no-untyped-def]
 
 @njit
 def _kd_build(X, codes, rows, m, leaf_size):  # type: ignore[no-untyped-def]
-    """The kd-tree over records ``rows[:m]``: a tuple of arrays (see :func:`_kd_knn`).
+    """The kd-tree over records ``rows[:m]`` (see :func:`_kd_knn` for its fields).
 
-    ``codes`` are the records' cell codes (:func:`_grid`), copied in tree order.
+    Leaf ``l`` holds its unassigned records at positions ``start[l]`` to
+    ``start[l] + cnt[l]`` (in any order: a removal swaps the last one into the
+    gap). Each node's box is kept as cell codes (lowest, highest; see
+    :func:`_grid`), 2p bytes instead of 16p.
     """
     n, p = X.shape
     P = np.empty((m, p))
     for i in range(m):
         P[i] = X[rows[i]]
     perm, start, end, first_leaf = _split(P, leaf_size)
-    xs = np.empty((m, p))
     ids = np.empty(m, np.int64)
+    kcodes = np.empty((m, p), np.uint8)
     for i in range(m):
-        xs[i] = P[perm[i]]
         ids[i] = rows[perm[i]]
+        kcodes[i] = codes[ids[i]]
     n_nodes = start.size
-    box = np.empty((n_nodes, 2 * p))  # lower corner, then upper corner
-    box[:, :p] = np.inf
-    box[:, p:] = -np.inf
+    cbox = np.empty((n_nodes, 2 * p), np.uint8)  # lowest cells, then highest cells
+    cbox[:, :p] = 255
+    cbox[:, p:] = 0
     cnt = np.zeros(n_nodes, np.int64)
     minid = np.full(n_nodes, n, np.int64)
     leaf_of = np.empty(m, np.int64)
@@ -272,8 +273,8 @@ def _kd_build(X, codes, rows, m, leaf_size):  # type: ignore[no-untyped-def]
             pos[ids[i]] = i
             minid[leaf] = min(minid[leaf], ids[i])
             for j in range(p):
-                box[leaf, j] = min(box[leaf, j], xs[i, j])
-                box[leaf, p + j] = max(box[leaf, p + j], xs[i, j])
+                cbox[leaf, j] = min(cbox[leaf, j], kcodes[i, j])
+                cbox[leaf, p + j] = max(cbox[leaf, p + j], kcodes[i, j])
         cnt[leaf] = end[leaf] - start[leaf]
     for node in range(first_leaf - 1, -1, -1):
         a = 2 * node + 1
@@ -281,13 +282,9 @@ def _kd_build(X, codes, rows, m, leaf_size):  # type: ignore[no-untyped-def]
         cnt[node] = cnt[a] + cnt[b]
         minid[node] = min(minid[a], minid[b])
         for j in range(p):
-            box[node, j] = min(box[a, j], box[b, j])
-            box[node, p + j] = max(box[a, p + j], box[b, p + j])
-    alive = np.ones(m, np.bool_)
-    kcodes = np.empty((m, p), np.uint8)
-    for i in range(m):
-        kcodes[i] = codes[ids[i]]
-    return xs, ids, alive, pos, box, cnt, minid, first_leaf, start, end, leaf_of, kcodes
+            cbox[node, j] = min(cbox[a, j], cbox[b, j])
+            cbox[node, p + j] = max(cbox[a, p + j], cbox[b, p + j])
+    return ids, pos, kcodes, cbox, cnt, minid, first_leaf, start, leaf_of
 
 
 @njit
@@ -298,7 +295,9 @@ def _dt_build(X, codes, rows, m, leaf_size, cm):  # type: ignore[no-untyped-def]
     of a kd-tree over the unit vectors), each sorted by decreasing radius, with
     its cone: unit axis (column of ``wT``), cosine and sine of its half-angle
     (``ca``, ``sa``; ``cm`` is subtracted from the cosine, see :func:`_margins`).
-    Returns a tuple of arrays (see :func:`_dt_farthest`).
+    Bucket ``b`` holds its unassigned records at positions ``head[b]`` to
+    ``end[b]`` (a removal shifts the records above the gap down by one, so the
+    order by radius is kept). See :func:`_dt_farthest` for the other fields.
     """
     n, p = X.shape
     anchor = np.zeros(p)
@@ -314,38 +313,37 @@ def _dt_build(X, codes, rows, m, leaf_size, cm):  # type: ignore[no-untyped-def]
             for j in range(p):
                 U[i, j] = (X[rows[i], j] - anchor[j]) / r[i]
     perm, start, end, first_leaf = _split(U, leaf_size)
-    bstart = start[first_leaf:].copy()
+    head = start[first_leaf:].copy()
     bend = end[first_leaf:].copy()
-    nb = bstart.size
+    nb = head.size
     for b in range(nb):  # each bucket: records by decreasing radius
-        for i in range(bstart[b] + 1, bend[b]):
+        for i in range(head[b] + 1, bend[b]):
             t = perm[i]
             j = i
-            while j > bstart[b] and r[perm[j - 1]] < r[t]:
+            while j > head[b] and r[perm[j - 1]] < r[t]:
                 perm[j] = perm[j - 1]
                 j -= 1
             perm[j] = t
-    xs = np.empty((m, p))
     ids = np.empty(m, np.int64)
     rr = np.empty(m)
+    dcodes = np.empty((m, p), np.uint8)
     bucket_of = np.empty(m, np.int64)
     pos = np.full(n, -1, np.int64)
     for i in range(m):
-        xs[i] = X[rows[perm[i]]]
         ids[i] = rows[perm[i]]
         rr[i] = r[perm[i]]
+        dcodes[i] = codes[ids[i]]
         pos[ids[i]] = i
     wT = np.zeros((p, nb))
     ca = np.ones(nb)
     sa = np.zeros(nb)
-    cnt = bend - bstart
     minid = np.full(nb, n, np.int64)
     rhi = np.full(nb, -1.0)
     rlo = np.full(nb, np.inf)
     w = np.zeros(p)
     for b in range(nb):
         w[:] = 0.0
-        for i in range(bstart[b], bend[b]):
+        for i in range(head[b], bend[b]):
             bucket_of[i] = b
             minid[b] = min(minid[b], ids[i])
             for j in range(p):
@@ -356,7 +354,7 @@ def _dt_build(X, codes, rows, m, leaf_size, cm):  # type: ignore[no-untyped-def]
         else:
             w[0] = 1.0
         lowest = 1.0  # the widest angle to the axis, from every record of the bucket
-        for i in range(bstart[b], bend[b]):
+        for i in range(head[b], bend[b]):
             if rr[i] >= _TINY:
                 dot = 0.0
                 for j in range(p):
@@ -365,15 +363,11 @@ def _dt_build(X, codes, rows, m, leaf_size, cm):  # type: ignore[no-untyped-def]
         wT[:, b] = w
         ca[b] = max(-1.0, lowest - cm)
         sa[b] = np.sqrt(max(0.0, 1.0 - ca[b] * ca[b]))
-        if cnt[b]:
-            rhi[b] = rr[bstart[b]]
+        if bend[b] > head[b]:
+            rhi[b] = rr[head[b]]
             rlo[b] = rr[bend[b] - 1]
-    alive = np.ones(m, np.bool_)
-    dcodes = np.empty((m, p), np.uint8)
-    for i in range(m):
-        dcodes[i] = codes[ids[i]]
-    return (xs, ids, alive, pos, rr, wT, ca, sa, rhi, rlo, cnt, minid, bstart, bend, bucket_of,
-            bstart.copy(), anchor, np.empty(nb), np.empty(nb), dcodes)
+    return (ids, pos, rr, dcodes, wT, ca, sa, rhi, rlo, minid, head, bend, bucket_of, anchor,
+            np.empty(nb), np.empty(nb))
 
 
 @njit
@@ -388,11 +382,19 @@ def _margins(p):  # type: ignore[no-untyped-def]
 
 @njit
 def _kd_remove(kd, i):  # type: ignore[no-untyped-def]
-    """Mark record ``i`` (input index) as assigned in the kd-tree."""
-    xs, ids, alive, pos, box, cnt, minid, first_leaf, start, end, leaf_of, codes = kd
+    """Remove record ``i`` (input index) from the kd-tree: the leaf's last record fills the gap."""
+    ids, pos, codes, cbox, cnt, minid, first_leaf, start, leaf_of = kd
     a = pos[i]
-    alive[a] = False
-    node = leaf_of[a]
+    leaf = leaf_of[a]
+    last = start[leaf] + cnt[leaf] - 1
+    if a != last:
+        moved = ids[last]
+        ids[a] = moved
+        codes[a] = codes[last]
+        pos[moved] = a
+    ids[last] = i
+    pos[i] = -1
+    node = leaf
     while True:
         cnt[node] -= 1
         if node == 0:
@@ -402,34 +404,35 @@ def _kd_remove(kd, i):  # type: ignore[no-untyped-def]
 
 @njit
 def _dt_remove(dt, i):  # type: ignore[no-untyped-def]
-    """Mark record ``i`` as assigned in the direction index; keep each bucket's largest radius."""
-    (xs, ids, alive, pos, rr, wT, ca, sa, rhi, rlo, cnt, minid, start, end, bucket_of, head,
-     anchor, f, cbs, codes) = dt
+    """Remove record ``i`` from the direction index, keeping its bucket sorted by radius."""
+    ids, pos, rr, codes, wT, ca, sa, rhi, rlo, minid, head, end, bucket_of, anchor, f, cbs = dt
     a = pos[i]
-    alive[a] = False
     b = bucket_of[a]
-    cnt[b] -= 1
     h = head[b]
-    while h < end[b] and not alive[h]:
-        h += 1
-    head[b] = h
-    rhi[b] = rr[h] if h < end[b] else -1.0
+    for t in range(a, h, -1):  # the records above the gap move down by one
+        moved = ids[t - 1]
+        ids[t] = moved
+        rr[t] = rr[t - 1]
+        codes[t] = codes[t - 1]
+        pos[moved] = t
+    pos[i] = -1
+    head[b] = h + 1
+    rhi[b] = rr[h + 1] if h + 1 < end[b] else -1.0
 
 
 @njit
 def _alive_rows(kd, rows):  # type: ignore[no-untyped-def]
     """Input indices of the records still unassigned, into ``rows``; returns their number."""
-    ids = kd[1]
-    alive = kd[2]
+    ids, pos, codes, cbox, cnt, minid, first_leaf, start, leaf_of = kd
     m = 0
-    for a in range(ids.size):
-        if alive[a]:
+    for leaf in range(first_leaf, cnt.size):
+        for a in range(start[leaf], start[leaf] + cnt[leaf]):
             rows[m] = ids[a]
             m += 1
     return m
 
 
-# -- queries -------------------------------------------------------------------------------
+# -- the cell codes ------------------------------------------------------------------------
 
 
 def _grid(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -463,18 +466,24 @@ def _grid(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @njit
-def _lower_table(edges, q, T):  # type: ignore[no-untyped-def]
-    """``T[j, c]``: squared gap from ``q[j]`` to cell ``c`` of attribute ``j``.
+def _gap_tables(edges, q, TL, TH, T):  # type: ignore[no-untyped-def]
+    """Squared gaps from ``q`` to the cells: ``TL`` below a cell's lower edge, ``TH`` above
+    its upper edge, ``T`` to the cell (``TL + TH``, one of which is 0).
 
-    Summed over the attributes in column order, the entries of a record's cells
-    are at most its computed squared distance to ``q`` (monotone rounding, as
-    :func:`_box_gap`): a prefilter that reads one byte per attribute.
+    A record's ``T`` entries (or a box's ``TL`` of its lowest and ``TH`` of its
+    highest cells), summed over the attributes in column order, are at most the
+    computed squared distance of every record inside: the gaps are computed
+    from edges on the far side of the record, rounding is monotone, and the
+    additions come in the order of ``_sqdist_row``. No safety margin is needed.
     """
     for j in range(q.size):
         v = q[j]
         for c in range(T.shape[1]):
-            t = max(max(edges[j, c] - v, v - edges[j, c + 1]), 0.0)
-            T[j, c] = t * t
+            below = max(edges[j, c] - v, 0.0)
+            above = max(v - edges[j, c + 1], 0.0)
+            TL[j, c] = below * below
+            TH[j, c] = above * above
+            T[j, c] = TL[j, c] + TH[j, c]
 
 
 @njit
@@ -493,6 +502,7 @@ def _upper_table(edges, q, T):  # type: ignore[no-untyped-def]
 
 @njit(inline="always")
 def _code_sum(T, codes, a):  # type: ignore[no-untyped-def]
+    """Sum of ``T[j, codes[a, j]]`` in column order."""
     s = 0.0
     for j in range(codes.shape[1]):
         s += T[j, codes[a, j]]
@@ -500,38 +510,37 @@ def _code_sum(T, codes, a):  # type: ignore[no-untyped-def]
 
 
 @njit(inline="always")
-def _box_gap(box, node, q):  # type: ignore[no-untyped-def]
-    """Squared distance from ``q`` to the node's box, computed like ``_sqdist_row``.
+def _cbox_gap(TL, TH, cbox, node):  # type: ignore[no-untyped-def]
+    """Squared distance from the query to the node's box (cell codes); see :func:`_gap_tables`.
 
-    Rounding is monotone and the additions come in the same order, so this is
-    at most the *computed* squared distance of every record in the box. (No
-    branches: with them, mispredictions made this three times slower.)
+    No branches: with them, mispredictions made the traversal three times slower.
     """
-    p = q.size
+    p = TL.shape[0]
     s = 0.0
     for j in range(p):
-        v = q[j]
-        t = max(max(box[node, j] - v, v - box[node, p + j]), 0.0)
-        s += t * t
+        s += TL[j, cbox[node, j]] + TH[j, cbox[node, p + j]]
     return s
 
 
+# -- queries -------------------------------------------------------------------------------
+
+
 @njit
-def _kd_knn(kd, q, size, skip, heap_d, heap_i, ws):  # type: ignore[no-untyped-def]
+def _kd_knn(kd, X, q, size, skip, heap_d, heap_i, ws):  # type: ignore[no-untyped-def]
     """The ``size`` unassigned records nearest to ``q`` (other than record ``skip``).
 
     Same result as the loop engine's heap: ordered by (squared distance, input
     index), into ``heap_i[:count]`` / ``heap_d[:count]`` nearest first. Returns
-    ``count`` (``size``, or fewer if fewer records are eligible). ``ws`` is the
-    work space (:func:`_workspace`).
+    ``count`` (``size``, or fewer if fewer records are eligible). Depth first,
+    nearer child first; a node or record whose lower bound exceeds the current
+    ``size``-th distance is skipped (on equality only if its input indices are
+    all larger). ``ws`` is the work space (:func:`_workspace`).
     """
-    xs, ids, alive, pos, box, cnt, minid, first_leaf, start, end, leaf_of, codes = kd
+    ids, pos, codes, cbox, cnt, minid, first_leaf, start, leaf_of = kd
     if size <= 0:
         return 0
-    stack_n, stack_b, uq, cvec, edges, T, va_min = ws
-    use_codes = ids.size >= va_min
-    if use_codes:
-        _lower_table(edges, q, T)
+    stack_n, stack_b, uq, cvec, edges, TL, TH, T = ws
+    _gap_tables(edges, q, TL, TH, T)
     count = 0
     stack_n[0] = 0
     stack_b[0] = 0.0
@@ -545,18 +554,16 @@ def _kd_knn(kd, q, size, skip, heap_d, heap_i, ws):  # type: ignore[no-untyped-d
         if count == size and (b > heap_d[0] or (b >= heap_d[0] and minid[node] > heap_i[0])):
             continue
         if node >= first_leaf:
-            for a in range(start[node], end[node]):
-                if use_codes and count == size and _code_sum(T, codes, a) > heap_d[0]:
+            for a in range(start[node], start[node] + cnt[node]):
+                if count == size and _code_sum(T, codes, a) > heap_d[0]:
                     continue
-                s = _sqdist_row(xs, a, q)
-                if count == size and s > heap_d[0]:
-                    continue
-                if alive[a] and ids[a] != skip:
-                    count = _offer(heap_d, heap_i, count, size, s, ids[a])
+                i = ids[a]
+                if i != skip:
+                    count = _offer(heap_d, heap_i, count, size, _sqdist_row(X, i, q), i)
             continue
         c = 2 * node + 1
-        bl = _box_gap(box, c, q)
-        br = _box_gap(box, c + 1, q)
+        bl = _cbox_gap(TL, TH, cbox, c)
+        br = _cbox_gap(TL, TH, cbox, c + 1)
         near_left = bl < br or (bl == br and minid[c] <= minid[c + 1])
         stack_n[sp] = c if not near_left else c + 1
         stack_b[sp] = bl if not near_left else br
@@ -587,8 +594,7 @@ def _bucket_bounds(dt, uq, R, directional, rel, cm):  # type: ignore[no-untyped-
     is :math:`\cos\theta\cos\alpha - \sin\theta\sin\alpha` (or -1), lowered by ``cm``.
     One pass without branches over all buckets (it vectorises).
     """
-    (xs, ids, alive, pos, rr, wT, ca, sa, rhi, rlo, cnt, minid, start, end, bucket_of, head,
-     anchor, f, cbs, codes) = dt
+    ids, pos, rr, codes, wT, ca, sa, rhi, rlo, minid, head, end, bucket_of, anchor, f, cbs = dt
     nb = f.size
     f[:] = 0.0
     if directional:
@@ -602,34 +608,36 @@ def _bucket_bounds(dt, uq, R, directional, rel, cm):  # type: ignore[no-untyped-
         cb = -1.0 if (ct <= -ca[b] or not directional) else max(-1.0, cb)
         cbs[b] = cb
         top = max(_cone_bound(rhi[b], R, cb, rel), _cone_bound(rlo[b], R, cb, rel))
-        f[b] = top if cnt[b] > 0 else -1.0
+        f[b] = top if head[b] < end[b] else -1.0
 
 
 @njit(inline="always")
-def _scan_bucket(dt, b, q, R, rel, best, best_i, T, use_codes):  # type: ignore[no-untyped-def]
-    """Update (``best``, ``best_i``) with bucket ``b``'s records, by decreasing radius."""
-    (xs, ids, alive, pos, rr, wT, ca, sa, rhi, rlo, cnt, minid, start, end, bucket_of, head,
-     anchor, f, cbs, codes) = dt
+def _scan_bucket(dt, X, b, q, R, rel, best, best_i, T):  # type: ignore[no-untyped-def]
+    """Update (``best``, ``best_i``) with bucket ``b``'s records, by decreasing radius.
+
+    A record is skipped if its cone bound, or its code bound (``T``, an
+    :func:`_upper_table`), is below ``best``: it can neither win nor tie.
+    """
+    ids, pos, rr, codes, wT, ca, sa, rhi, rlo, minid, head, end, bucket_of, anchor, f, cbs = dt
     cb = cbs[b]
     f_low = _cone_bound(rlo[b], R, cb, rel)
     for a in range(head[b], end[b]):
-        if not alive[a]:
-            continue
         if _cone_bound(rr[a], R, cb, rel) < best:
             if f_low < best:  # convex in r: no later (smaller) radius can reach best
                 break
             continue
-        if use_codes and _code_sum(T, codes, a) < best:
+        if _code_sum(T, codes, a) < best:
             continue
-        s = _sqdist_row(xs, a, q)
-        if s > best or (s == best and ids[a] < best_i):
+        i = ids[a]
+        s = _sqdist_row(X, i, q)
+        if s > best or (s == best and i < best_i):
             best = s
-            best_i = ids[a]
+            best_i = i
     return best, best_i
 
 
 @njit
-def _dt_farthest(dt, q, rel, cm, ws):  # type: ignore[no-untyped-def]
+def _dt_farthest(dt, X, q, rel, cm, ws):  # type: ignore[no-untyped-def]
     """The unassigned record farthest from ``q``; the earliest in the input on ties.
 
     Returns its input index and its squared distance (computed by
@@ -637,13 +645,11 @@ def _dt_farthest(dt, q, rel, cm, ws):  # type: ignore[no-untyped-def]
     every bucket whose bound still reaches the best distance. ``ws`` is the work
     space (:func:`_workspace`).
     """
-    anchor = dt[16]
-    f = dt[17]
-    minid = dt[11]
-    stack_n, stack_b, uq, cvec, edges, T, va_min = ws
-    use_codes = dt[1].size >= va_min
-    if use_codes:
-        _upper_table(edges, q, T)
+    minid = dt[9]
+    anchor = dt[13]
+    f = dt[14]
+    stack_n, stack_b, uq, cvec, edges, TL, TH, T = ws
+    _upper_table(edges, q, T)
     R = 0.0
     for j in range(q.size):
         t = q[j] - anchor[j]
@@ -658,12 +664,12 @@ def _dt_farthest(dt, q, rel, cm, ws):  # type: ignore[no-untyped-def]
     for b in range(1, f.size):
         if f[b] > f[b0]:
             b0 = b
-    best, best_i = _scan_bucket(dt, b0, q, R, rel, -1.0, -1, T, use_codes)
+    best, best_i = _scan_bucket(dt, X, b0, q, R, rel, -1.0, -1, T)
     for b in range(f.size):
         fb = f[b]
         if b == b0 or fb < best or (fb <= best and minid[b] > best_i):
             continue
-        best, best_i = _scan_bucket(dt, b, q, R, rel, best, best_i, T, use_codes)
+        best, best_i = _scan_bucket(dt, X, b, q, R, rel, best, best_i, T)
     return best_i, best
 
 
@@ -690,16 +696,16 @@ def _close_group(X, members, size, labels, g, total):  # type: ignore[no-untyped
 
 
 @njit
-def _workspace(edges, p, va_min):  # type: ignore[no-untyped-def]
-    """Work arrays shared by the queries: two stacks, two p-vectors, the grid and its table,
-    and the tree size from which the codes are used."""
+def _workspace(edges, p):  # type: ignore[no-untyped-def]
+    """Work arrays of the queries: two stacks, two p-vectors, the grid and three cell tables."""
+    cells = edges.shape[1] - 1
     return (np.empty(256, np.int64), np.empty(256), np.empty(p), np.empty(p), edges,
-            np.empty((p, edges.shape[1] - 1)), va_min)
+            np.empty((p, cells)), np.empty((p, cells)), np.empty((p, cells)))
 
 
 @njit
 def _rebuild(X, codes, rows, kd, leaf_kd, leaf_dt, cm):  # type: ignore[no-untyped-def]
-    """Both trees over the records still unassigned (a fresh anchor, tight boxes and cones)."""
+    """Both indexes over the records still unassigned (a fresh anchor, tight boxes and cones)."""
     m = _alive_rows(kd, rows)
     return (_kd_build(X, codes, rows, m, leaf_kd),
             _dt_build(X, codes, rows, m, leaf_dt, cm))
@@ -713,12 +719,12 @@ def _take(kd, dt, members, count):  # type: ignore[no-untyped-def]
 
 
 @njit
-def _farthest_from_centroid(dt, total, m, rel, cm, ws):  # type: ignore[no-untyped-def]
+def _farthest_from_centroid(dt, X, total, m, rel, cm, ws):  # type: ignore[no-untyped-def]
     """The record farthest from the centroid ``total / m`` (computed as the loops do)."""
     c = ws[3]
     for j in range(c.size):
         c[j] = total[j] / m
-    return _dt_farthest(dt, c, rel, cm, ws)[0]
+    return _dt_farthest(dt, X, c, rel, cm, ws)[0]
 
 
 @njit
@@ -727,7 +733,7 @@ def _group_around(kd, X, r, size, out, dist, ws):  # type: ignore[no-untyped-def
     how many. ``dist`` receives their squared distances to ``r`` (0 for ``r``)."""
     out[0] = r
     dist[0] = 0.0
-    return 1 + _kd_knn(kd, X[r], size - 1, r, dist[1:], out[1:], ws)
+    return 1 + _kd_knn(kd, X, X[r], size - 1, r, dist[1:], out[1:], ws)
 
 
 @njit
@@ -740,12 +746,11 @@ def _one_group(kd, dt, X, r, k, out, dist, labels, g, total, ws):  # type: ignor
 
 
 @njit
-def mdav_indexed(X, k, total, two_groups, edges, codes, leaf_kd, leaf_dt, va_min):  # type: ignore[no-untyped-def]
+def mdav_indexed(X, k, total, two_groups, edges, codes, leaf_kd, leaf_dt):  # type: ignore[no-untyped-def]
     """MDAV (``two_groups=True``) or MDAV-single-group on the indexed engine.
 
     Same arguments and result as :func:`microagg._mdav_loops.mdav_loops`, plus the
-    grid (:func:`_grid`), the two leaf sizes and the tree size from which the
-    codes are used (``VA_MIN``; the tests set 0 to exercise them on small data).
+    grid (:func:`_grid`) and the two leaf sizes.
     """
     n, p = X.shape
     rel, cm = _margins(p)
@@ -756,22 +761,22 @@ def mdav_indexed(X, k, total, two_groups, edges, codes, leaf_kd, leaf_dt, va_min
     built = n
     out = np.empty(k, np.int64)
     dist = np.empty(k)
-    ws = _workspace(edges, p, va_min)
+    ws = _workspace(edges, p)
     m = n
     g = 0
     while m >= 3 * k:
         if m < REBUILD * built and m >= 64:
             kd, dt = _rebuild(X, codes, rows, kd, leaf_kd, leaf_dt, cm)
             built = m
-        r = _farthest_from_centroid(dt, total, m, rel, cm, ws)
+        r = _farthest_from_centroid(dt, X, total, m, rel, cm, ws)
         m -= _one_group(kd, dt, X, r, k, out, dist, labels, g, total, ws)
         g += 1
         if two_groups:  # x_s: farthest from x_r among the records left
-            s = _dt_farthest(dt, X[r], rel, cm, ws)[0]
+            s = _dt_farthest(dt, X, X[r], rel, cm, ws)[0]
             m -= _one_group(kd, dt, X, s, k, out, dist, labels, g, total, ws)
             g += 1
     if m >= 2 * k:  # one more group of k, then the last group
-        r = _farthest_from_centroid(dt, total, m, rel, cm, ws)
+        r = _farthest_from_centroid(dt, X, total, m, rel, cm, ws)
         m -= _one_group(kd, dt, X, r, k, out, dist, labels, g, total, ws)
         g += 1
     rest = _alive_rows(kd, rows)
@@ -788,11 +793,11 @@ def _kd_nearest_to_set(kd, X, members, size, gbox, ws):  # type: ignore[no-untyp
     where a record's distance is the minimum of its ``_sqdist_row`` distances to
     the members, exactly the loop engine's ``d_group``. Nodes are pruned with the
     gap between their box and the members' bounding box ``gbox``, records with
-    the smallest of the members' code tables (both lower bounds on every
+    the smallest of the members' cell tables (both lower bounds on every
     member-record distance, computed with monotone rounding).
     """
-    xs, ids, alive, pos, box, cnt, minid, first_leaf, start, end, leaf_of, codes = kd
-    stack_n, stack_b, uq, cvec, edges, T, va_min = ws
+    ids, pos, codes, cbox, cnt, minid, first_leaf, start, leaf_of = kd
+    stack_n, stack_b, uq, cvec, edges, TL, TH, T = ws
     p = X.shape[1]
     for j in range(p):
         gbox[j] = np.inf
@@ -801,15 +806,13 @@ def _kd_nearest_to_set(kd, X, members, size, gbox, ws):  # type: ignore[no-untyp
         for j in range(p):
             gbox[j] = min(gbox[j], X[members[i], j])
             gbox[p + j] = max(gbox[p + j], X[members[i], j])
-    use_codes = ids.size >= va_min
-    if use_codes:  # a sum of per-attribute minima is at most each member's sum
-        _lower_table(edges, X[members[0]], T)
-        for i in range(1, size):
-            v = X[members[i]]
-            for j in range(p):
-                for cell in range(T.shape[1]):
-                    t = max(max(edges[j, cell] - v[j], v[j] - edges[j, cell + 1]), 0.0)
-                    T[j, cell] = min(T[j, cell], t * t)
+    _gap_tables(edges, X[members[0]], TL, TH, T)
+    for i in range(1, size):  # a sum of per-attribute minima is at most each member's sum
+        v = X[members[i]]
+        for j in range(p):
+            for cell in range(T.shape[1]):
+                t = max(max(edges[j, cell] - v[j], v[j] - edges[j, cell + 1]), 0.0)
+                T[j, cell] = min(T[j, cell], t * t)
     best = np.inf
     best_i = -1
     stack_n[0] = 0
@@ -822,19 +825,20 @@ def _kd_nearest_to_set(kd, X, members, size, gbox, ws):  # type: ignore[no-untyp
         if cnt[node] == 0 or b > best or (b >= best and minid[node] > best_i):
             continue
         if node >= first_leaf:
-            for a in range(start[node], end[node]):
-                if not alive[a] or (use_codes and _code_sum(T, codes, a) > best):
+            for a in range(start[node], start[node] + cnt[node]):
+                if _code_sum(T, codes, a) > best:
                     continue
-                s = _sqdist_row(X, members[0], xs[a])
-                for i in range(1, size):
-                    s = min(s, _sqdist_row(X, members[i], xs[a]))
-                if s < best or (s == best and ids[a] < best_i):
+                i = ids[a]
+                s = _sqdist_row(X, i, X[members[0]])
+                for t in range(1, size):
+                    s = min(s, _sqdist_row(X, i, X[members[t]]))
+                if s < best or (s == best and i < best_i):
                     best = s
-                    best_i = ids[a]
+                    best_i = i
             continue
         c = 2 * node + 1
-        bl = _boxes_gap(box, c, gbox, p)
-        br = _boxes_gap(box, c + 1, gbox, p)
+        bl = _boxes_gap(edges, cbox, c, gbox, p)
+        br = _boxes_gap(edges, cbox, c + 1, gbox, p)
         near_left = bl < br or (bl == br and minid[c] <= minid[c + 1])
         stack_n[sp] = c if not near_left else c + 1
         stack_b[sp] = bl if not near_left else br
@@ -845,17 +849,19 @@ def _kd_nearest_to_set(kd, X, members, size, gbox, ws):  # type: ignore[no-untyp
 
 
 @njit(inline="always")
-def _boxes_gap(box, node, gbox, p):  # type: ignore[no-untyped-def]
-    """Squared gap between the node's box and the box ``gbox`` (monotone, like ``_box_gap``)."""
+def _boxes_gap(edges, cbox, node, gbox, p):  # type: ignore[no-untyped-def]
+    """Squared gap between the node's box (cell codes) and the box ``gbox`` (monotone)."""
     s = 0.0
     for j in range(p):
-        t = max(max(box[node, j] - gbox[p + j], gbox[j] - box[node, p + j]), 0.0)
+        lo = edges[j, cbox[node, j]]
+        hi = edges[j, cbox[node, p + j] + 1]
+        t = max(max(lo - gbox[p + j], gbox[j] - hi), 0.0)
         s += t * t
     return s
 
 
 @njit
-def vmdav_indexed(X, k, gamma, order, edges, codes, leaf_kd, va_min):  # type: ignore[no-untyped-def]
+def vmdav_indexed(X, k, gamma, order, edges, codes, leaf_kd):  # type: ignore[no-untyped-def]
     """V-MDAV's main loop on the indexed engine; see :func:`microagg._mdav_loops.vmdav_loops`.
 
     ``order`` lists the records by decreasing distance to the global centroid
@@ -873,7 +879,7 @@ def vmdav_indexed(X, k, gamma, order, edges, codes, leaf_kd, va_min):  # type: i
     one_d = np.empty(1)
     one_i = np.empty(1, np.int64)
     gbox = np.empty(2 * p)
-    ws = _workspace(edges, p, va_min)
+    ws = _workspace(edges, p)
     m = n
     g = 0
     at = 0
@@ -890,7 +896,7 @@ def vmdav_indexed(X, k, gamma, order, edges, codes, leaf_kd, va_min):  # type: i
         while size < 2 * k - 1 and size < m:
             d2, e_min = _kd_nearest_to_set(kd, X, members, size, gbox, ws)
             d_in = np.sqrt(d2)
-            found = _kd_knn(kd, X[e_min], 1, e_min, one_d, one_i, ws)
+            found = _kd_knn(kd, X, X[e_min], 1, e_min, one_d, one_i, ws)
             d_out = np.sqrt(one_d[0] if found else np.inf)
             if not d_in < gamma * d_out:  # Eq. (5)
                 break
@@ -907,7 +913,7 @@ def vmdav_indexed(X, k, gamma, order, edges, codes, leaf_kd, va_min):  # type: i
 
 @njit
 def ivmdav_indexed(X, k, gamma, n_candidates, self_neighbour, total, edges, codes,  # type: ignore[no-untyped-def] # long: one round per loop, as ivmdav_loops
-                   leaf_kd, leaf_dt, va_min):
+                   leaf_kd, leaf_dt):
     """IV-MDAV on the indexed engine; see :func:`microagg._mdav_loops.ivmdav_loops`."""
     n, p = X.shape
     rel, cm = _margins(p)
@@ -921,7 +927,7 @@ def ivmdav_indexed(X, k, gamma, n_candidates, self_neighbour, total, edges, code
     members = np.empty(2 * k, np.int64)
     heap_d = np.empty(k + 1)
     heap_i = np.empty(k + 1, np.int64)
-    ws = _workspace(edges, p, va_min)
+    ws = _workspace(edges, p)
     need = k - 1 if self_neighbour else k  # with z_1 = y itself, z_k is the (k-1)-th other
     m = n
     g = 0
@@ -929,7 +935,7 @@ def ivmdav_indexed(X, k, gamma, n_candidates, self_neighbour, total, edges, code
         if m < REBUILD * built and m >= 64:
             kd, dt = _rebuild(X, codes, rows, kd, leaf_kd, leaf_dt, cm)
             built = m
-        r = _farthest_from_centroid(dt, total, m, rel, cm, ws)
+        r = _farthest_from_centroid(dt, X, total, m, rel, cm, ws)
         # y_1 = x_r, y_2, ...: x_r and its nearest records; the first k form the group
         got = _group_around(kd, X, r, min(n_candidates, m), ys, d_ys, ws)
         _take(kd, dt, ys, k)
@@ -942,7 +948,7 @@ def ivmdav_indexed(X, k, gamma, n_candidates, self_neighbour, total, edges, code
                 continue
             y = ys[i]
             # d_2: distance from y to z_k, its need-th nearest record outside the group
-            found = _kd_knn(kd, X[y], need, y, heap_d, heap_i, ws)
+            found = _kd_knn(kd, X, X[y], need, y, heap_d, heap_i, ws)
             d2 = np.sqrt(heap_d[need - 1] if found == need else np.inf)
             if d2 < np.inf and d2 > gamma * np.sqrt(d_ys[i]):  # d_2 > gamma d_1
                 _take(kd, dt, ys[i:], 1)
@@ -952,7 +958,7 @@ def ivmdav_indexed(X, k, gamma, n_candidates, self_neighbour, total, edges, code
         m -= size
         g += 1
     if m >= 2 * k:  # one more group of k, then the last group
-        r = _farthest_from_centroid(dt, total, m, rel, cm, ws)
+        r = _farthest_from_centroid(dt, X, total, m, rel, cm, ws)
         m -= _one_group(kd, dt, X, r, k, members, d_ys, labels, g, total, ws)
         g += 1
     rest = _alive_rows(kd, rows)

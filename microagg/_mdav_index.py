@@ -94,7 +94,7 @@ AUTO_MIN_N = 5000
 AUTO_MAX_P = 16
 #: Records per leaf of the kd-tree (nearest queries) and per direction bucket
 #: (farthest queries); measured on Gaussian data (see bench_scale.py).
-KD_LEAF = 32
+KD_LEAF = 64
 DT_LEAF = 256
 #: Cells per attribute of the one-byte record codes (the VA-file prefilter).
 VA_CELLS = 256

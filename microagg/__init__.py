@@ -7,7 +7,8 @@ labels; :func:`aggregate` publishes the group centroids.
 Modules (one idea each): :mod:`~microagg.core` (SSE, SST, IL, centroids),
 :mod:`~microagg.datasets`, :mod:`~microagg.published` (the papers' numbers),
 :mod:`~microagg.optimal` (exact solutions for small or univariate data),
-:mod:`~microagg.mdav` (MDAV, MDAV-single-group, V-MDAV, IV-MDAV),
+:mod:`~microagg.mdav` (MDAV, MDAV-single-group, V-MDAV, IV-MDAV; :func:`blocked` runs them
+block by block),
 :mod:`~microagg.genetic` (GA and the MDAV+GA hybrid), :mod:`~microagg.risk`
 (disclosure risk), :mod:`~microagg.gomm` (attribute grouping),
 :mod:`~microagg.widgets` and :mod:`~microagg.cli`.
@@ -28,6 +29,7 @@ from .core import (
 # -- each module below adds its own public names here --------------------------------
 # isort: split
 from . import published, tables
+from ._blocked import blocked
 from .genetic import ga_partition, hybrid
 from .gomm import GommResult, gomm, multivariate, score_grouping
 from .mdav import ivmdav, mdav, mdav_single, vmdav
@@ -62,6 +64,7 @@ __all__ = [
     "mdav_single",
     "vmdav",
     "ivmdav",
+    "blocked",
     "published",
     "aggregate",
     "datasets",

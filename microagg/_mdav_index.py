@@ -87,11 +87,15 @@ __all__ = ["ENGINES", "choose_engine", "mdav", "vmdav", "ivmdav"]
 
 #: Valid values of the ``engine`` argument of the MDAV family.
 ENGINES = ("auto", "indexed", "loops", "numpy")
-#: ``engine="auto"`` uses this engine from this many records on ...
-AUTO_MIN_N = 5000
-#: ... and up to this many attributes (beyond, on Gaussian data, the bounds
-#: prune too little to pay for themselves; measured with bench_scale.py).
-AUTO_MAX_P = 16
+#: ``engine="auto"`` uses this engine for ``n >= max(AUTO_MIN_N, AUTO_N_PER_P2 * p**2)``
+#: records and ``p <= AUTO_MAX_P`` attributes. Measured on Gaussian data (k = 3,
+#: bench_scale.py), the indexed engine breaks even with the compiled loops at about
+#: n = 1,500 (p = 2), 3,500 (p = 10), 10,000 (p = 20), 20,000 (p = 30) and 40,000
+#: (p = 40): roughly 30 p^2, as the bounds prune less in higher dimension. Beyond
+#: p = 40 (not measured) auto keeps the loops.
+AUTO_MIN_N = 2000
+AUTO_N_PER_P2 = 40
+AUTO_MAX_P = 40
 #: Records per leaf of the kd-tree (nearest queries) and per direction bucket
 #: (farthest queries); measured on Gaussian data (see bench_scale.py).
 KD_LEAF = 64
@@ -113,9 +117,9 @@ MAX_ABS = 1e100
 def choose_engine(engine: str, X: np.ndarray) -> str:
     """The engine that runs: ``"indexed"``, ``"loops"`` or ``"numpy"``.
 
-    ``"auto"`` picks the indexed engine for ``n >= AUTO_MIN_N`` records and
-    ``p <= AUTO_MAX_P`` attributes when numba is installed, the compiled loops
-    otherwise, and the numpy engine without numba. A forced ``"indexed"`` on data
+    ``"auto"`` picks the indexed engine for ``n >= max(2000, 40 p^2)`` records
+    and ``p <= 40`` attributes when numba is installed (see :data:`AUTO_MIN_N`),
+    the compiled loops otherwise, and the numpy engine without numba. A forced ``"indexed"`` on data
     with entries beyond ``MAX_ABS`` (where its rounding analysis does not hold)
     runs the loops instead: same labels by definition.
 
@@ -131,7 +135,8 @@ def choose_engine(engine: str, X: np.ndarray) -> str:
     if engine == "auto":
         if not HAVE_NUMBA:
             return "numpy"
-        return "indexed" if n >= AUTO_MIN_N and p <= AUTO_MAX_P and scaled else "loops"
+        large = n >= max(AUTO_MIN_N, AUTO_N_PER_P2 * p * p)
+        return "indexed" if large and p <= AUTO_MAX_P and scaled else "loops"
     if engine == "indexed" and not scaled:
         return "loops"
     return engine

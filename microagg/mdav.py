@@ -36,10 +36,10 @@ There are three engines; every function takes ``engine="auto"`` (the default),
   records are kept in a compact array (:class:`_Pool`) that is shrunk as groups
   are removed, and distances come from matrix-vector products.
 
-``"auto"`` takes ``"indexed"`` for :math:`n \ge 5000` and :math:`p \le 16` with
-numba, ``"loops"`` otherwise with numba and ``"numpy"`` without
-(:func:`microagg._mdav_index.choose_engine`; the thresholds were measured with
-``tests/benchmarks/bench_scale.py``).
+``"auto"`` takes ``"indexed"`` for :math:`n \ge \max(2000, 40p^2)` and
+:math:`p \le 40` with numba, ``"loops"`` otherwise with numba and ``"numpy"``
+without (:func:`microagg._mdav_index.choose_engine`; the break-even sizes were
+measured with ``tests/benchmarks/bench_scale.py``).
 
 All engines give the same labels (tested), ties included, because they do
 the same arithmetic: squared distances summed attribute by attribute in
@@ -325,8 +325,9 @@ def mdav(X: Any, k: int, *, engine: str = "auto") -> np.ndarray:
         Minimum group size, ``1 <= k <= n``.
     engine : {"auto", "indexed", "loops", "numpy"}, default "auto"
         Which implementation runs; all return the same labels. ``"auto"``
-        takes the indexed engine for ``n >= 5000`` and ``p <= 16`` (with
-        numba), where it is many times faster (:mod:`microagg.mdav` notes).
+        takes the indexed engine for ``n >= max(2000, 40 p**2)`` and
+        ``p <= 40`` (with numba), where it is faster: at n = 100,000 and
+        p = 10 about 8 times (:mod:`microagg.mdav` notes).
 
     Returns
     -------

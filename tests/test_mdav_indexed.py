@@ -213,12 +213,15 @@ def test_engine_must_be_a_known_name(name):
 
 
 def test_auto_picks_by_size_and_dimension():
-    small = np.zeros((_INDEX.AUTO_MIN_N - 1, 3))
-    large = np.zeros((_INDEX.AUTO_MIN_N, 3))
-    wide = np.zeros((_INDEX.AUTO_MIN_N, _INDEX.AUTO_MAX_P + 1))
+    small = np.zeros((1999, 3))
+    large = np.zeros((2000, 3))
+    p20 = np.zeros((16_000, 20))  # 40 p^2 = 16,000
+    wide = np.zeros((200_000, 41))
     if _INDEX.HAVE_NUMBA:
         assert _INDEX.choose_engine("auto", small) == "loops"
         assert _INDEX.choose_engine("auto", large) == "indexed"
+        assert _INDEX.choose_engine("auto", p20) == "indexed"
+        assert _INDEX.choose_engine("auto", p20[:15_999]) == "loops"
         assert _INDEX.choose_engine("auto", wide) == "loops"
     else:
         assert _INDEX.choose_engine("auto", large) == "numpy"
@@ -258,8 +261,15 @@ def test_real_data(name, data):
 
 
 @pytest.mark.slow
-def test_gaussian_at_scale():
-    """Gaussian data, p = 10: MDAV at n = 200,000 and every method at n = 60,000."""
+def test_gaussian_at_scale(request):
+    """Gaussian data, p = 10: MDAV at n = 200,000 and every method at n = 60,000.
+
+    About two minutes (the loops are quadratic), so it runs only when asked for:
+    ``pytest -m slow`` or ``MICROAGG_SLOW=1``.
+    """
+    if "slow" not in (request.config.getoption("markexpr") or "") and \
+            os.environ.get("MICROAGG_SLOW") != "1":
+        pytest.skip("about 2 minutes: run with -m slow (or MICROAGG_SLOW=1)")
     X = np.random.default_rng(0).normal(size=(200_000, 10))
     assert np.array_equal(ma.mdav(X, 3, engine="indexed"), ma.mdav(X, 3, engine="loops"))
     Y = X[:60_000]

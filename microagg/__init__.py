@@ -17,6 +17,7 @@ Book: :ref:`chap-foundations`.
 """
 
 from . import datasets, published  # noqa: F401  (public subpackages)
+from ._blocked import blocked
 from ._core import (
     aggregate,
     group_sizes,
@@ -74,6 +75,7 @@ __all__ = [
     "mdav_single",
     "vmdav",
     "ivmdav",
+    "blocked",
     "list_methods",
     # genetic
     "ga_partition",

@@ -21,17 +21,27 @@ No ``n x n`` distance matrix is ever built (the papers precompute one; we
 compute distances on the fly, as the genetic-hybrid paper says is equivalent).
 Memory is ``O(n p)``.
 
-There are two engines, chosen automatically:
+There are three engines; every function takes ``engine="auto"`` (the default),
+``"indexed"``, ``"loops"`` or ``"numpy"``:
 
-* with numba installed (``pip install microagg[fast]``), plain loops in
-  :mod:`microagg._mdav_loops`, compiled to machine code: one pass over the
-  unassigned records per step, a heap for nearest neighbours, and (IV-MDAV) the
-  triangle inequality to skip records in the candidate tests;
-* otherwise the vectorised numpy code in this module: the unassigned records
-  are kept in a compact array (:class:`_Pool`) that is shrunk as groups are
-  removed, and distances come from matrix-vector products.
+* ``"loops"``: with numba installed (``pip install microagg[fast]``), plain
+  loops in :mod:`microagg._mdav_loops`, compiled to machine code: one pass over
+  the unassigned records per step, a heap for nearest neighbours, and (IV-MDAV)
+  the triangle inequality to skip records in the candidate tests. Time
+  :math:`O(n^2 p / k)`. (Without numba they run as plain, slow Python.)
+* ``"indexed"``: :mod:`microagg._mdav_index`, a kd-tree for the nearest
+  records and radius-sorted direction buckets for the farthest ones, so that
+  most records are never looked at; sub-quadratic on moderate ``p``.
+* ``"numpy"``: the vectorised numpy code in this module: the unassigned
+  records are kept in a compact array (:class:`_Pool`) that is shrunk as groups
+  are removed, and distances come from matrix-vector products.
 
-Both engines give the same labels (tested), ties included, because they do
+``"auto"`` takes ``"indexed"`` for :math:`n \ge \max(2000, 40p^2)` and
+:math:`p \le 40` with numba, ``"loops"`` otherwise with numba and ``"numpy"``
+without (:func:`microagg._mdav_index.choose_engine`; the break-even sizes were
+measured with ``tests/benchmarks/bench_scale.py``).
+
+All engines give the same labels (tested), ties included, because they do
 the same arithmetic: squared distances summed attribute by attribute in
 column order (:func:`_sqdist`), and the centroid of the unassigned records as
 their running total (which loses each grouped record in input order) over
@@ -55,8 +65,8 @@ from typing import Any
 
 import numpy as np
 
+from . import _mdav_index as _index
 from . import _mdav_loops as _loops
-from ._jit import HAVE_NUMBA
 from ._validate import as_matrix, check_count, check_k
 
 __all__ = ["mdav", "mdav_single", "vmdav", "ivmdav"]
@@ -243,6 +253,40 @@ def _last_groups(pool: _Pool, labels: np.ndarray, g: int, k: int) -> np.ndarray:
     return labels
 
 
+# -- engine dispatch: the one place that knows the three engines ------------------------
+
+def _run_mdav(arr: np.ndarray, k: int, two_groups: bool, engine: str) -> np.ndarray:
+    chosen = _index.choose_engine(engine, arr)
+    if chosen == "indexed":
+        return _index.mdav(arr, k, arr.sum(axis=0), two_groups)
+    if chosen == "loops":
+        return _loops.mdav_loops(arr, k, arr.sum(axis=0), two_groups)
+    return _mdav_numpy(arr, k, two_groups)
+
+
+def _run_vmdav(arr: np.ndarray, k: int, gamma: float, to_c: np.ndarray,
+               engine: str) -> np.ndarray:
+    chosen = _index.choose_engine(engine, arr)
+    if chosen == "indexed":
+        return _index.vmdav(arr, k, gamma, to_c)
+    if chosen == "loops":
+        return _loops.vmdav_loops(arr, k, gamma, to_c)
+    return _vmdav_numpy(arr, k, gamma, to_c)
+
+
+def _run_ivmdav(arr: np.ndarray, k: int, gamma: float, m: int, self_neighbour: bool,
+                engine: str) -> np.ndarray:
+    chosen = _index.choose_engine(engine, arr)
+    # (more candidates than records changes nothing: the search stops at the records left)
+    if chosen == "indexed":
+        return _index.ivmdav(arr, k, gamma, min(m, arr.shape[0]), self_neighbour,
+                             arr.sum(axis=0))
+    if chosen == "loops":
+        return _loops.ivmdav_loops(arr, k, gamma, min(m, arr.shape[0]), self_neighbour,
+                                   arr.sum(axis=0))
+    return _ivmdav_numpy(arr, k, gamma, m, self_neighbour)
+
+
 def _prepare(X: Any, k: Any) -> tuple[np.ndarray, int]:
     arr = as_matrix(X)
     return arr, check_k(k, arr.shape[0])
@@ -252,7 +296,7 @@ def _unlabelled(arr: np.ndarray) -> np.ndarray:
     return np.full(arr.shape[0], -1, dtype=np.int64)
 
 
-def mdav(X: Any, k: int) -> np.ndarray:
+def mdav(X: Any, k: int, *, engine: str = "auto") -> np.ndarray:
     r"""MDAV (Maximum Distance to Average Vector): a fixed-size k-partition.
 
     Steps 1-6 of Algorithm 1 in Domingo-Ferrer's survey
@@ -281,6 +325,11 @@ def mdav(X: Any, k: int) -> np.ndarray:
         attributes are on different scales.
     k : int
         Minimum group size, ``1 <= k <= n``.
+    engine : {"auto", "indexed", "loops", "numpy"}, default "auto"
+        Which implementation runs; all return the same labels. ``"auto"``
+        takes the indexed engine for ``n >= max(2000, 40 p**2)`` and
+        ``p <= 40`` (with numba), where it is faster: at n = 100,000 and
+        p = 10 about 8 times (:mod:`microagg.mdav` notes).
 
     Returns
     -------
@@ -311,9 +360,7 @@ def mdav(X: Any, k: int) -> np.ndarray:
     [0, 0, 0, 2, 2, 2, 1, 1, 1]
     """
     arr, k = _prepare(X, k)
-    if HAVE_NUMBA:
-        return _loops.mdav_loops(arr, k, arr.sum(axis=0), True)
-    return _mdav_numpy(arr, k, True)
+    return _run_mdav(arr, k, True, engine)
 
 
 def _mdav_numpy(arr: np.ndarray, k: int, two_groups: bool) -> np.ndarray:
@@ -333,7 +380,7 @@ def _mdav_numpy(arr: np.ndarray, k: int, two_groups: bool) -> np.ndarray:
     return _last_groups(pool, labels, g, k)
 
 
-def mdav_single(X: Any, k: int) -> np.ndarray:
+def mdav_single(X: Any, k: int, *, engine: str = "auto") -> np.ndarray:
     r"""MDAV-single-group: MDAV forming one group per round.
 
     The variant the IV-MDAV paper builds on :cite:p:`rawat2014ivmdav`: while
@@ -353,6 +400,8 @@ def mdav_single(X: Any, k: int) -> np.ndarray:
     ----------
     X : array_like, shape (n, p)
     k : int
+    engine : {"auto", "indexed", "loops", "numpy"}, default "auto"
+        As for :func:`mdav`.
 
     Returns
     -------
@@ -364,12 +413,11 @@ def mdav_single(X: Any, k: int) -> np.ndarray:
     MDAV-single-group row of Table 1 with it.
     """
     arr, k = _prepare(X, k)
-    if HAVE_NUMBA:
-        return _loops.mdav_loops(arr, k, arr.sum(axis=0), False)
-    return _mdav_numpy(arr, k, False)
+    return _run_mdav(arr, k, False, engine)
 
 
-def vmdav(X: Any, k: int, *, gamma: float = 0.2, leftover: str = "centroid") -> np.ndarray:
+def vmdav(X: Any, k: int, *, gamma: float = 0.2, leftover: str = "centroid",
+          engine: str = "auto") -> np.ndarray:
     r"""V-MDAV: variable-size MDAV with gain factor :math:`\gamma`.
 
     Algorithm 1 of Solanas & Martinez-Balleste (2006)
@@ -403,6 +451,8 @@ def vmdav(X: Any, k: int, *, gamma: float = 0.2, leftover: str = "centroid") -> 
         What "closest group" means for the last records (the paper does not
         say): the group whose centroid is nearest (default), or the group
         holding the nearest record.
+    engine : {"auto", "indexed", "loops", "numpy"}, default "auto"
+        As for :func:`mdav`.
 
     Returns
     -------
@@ -428,10 +478,7 @@ def vmdav(X: Any, k: int, *, gamma: float = 0.2, leftover: str = "centroid") -> 
         raise ValueError(f"leftover must be 'centroid' or 'record', got {leftover!r}")
     # Distances to the fixed global centroid C, computed once (lines 3 and 5).
     to_c = _sqdist(arr, arr.mean(axis=0))
-    if HAVE_NUMBA:
-        labels = _loops.vmdav_loops(arr, k, gamma, to_c)
-    else:
-        labels = _vmdav_numpy(arr, k, gamma, to_c)
+    labels = _run_vmdav(arr, k, gamma, to_c, engine)
     return _assign_leftovers(arr, labels, leftover)
 
 
@@ -506,7 +553,7 @@ def _closest_to_group(pool: _Pool, members: list[int], in_group: np.ndarray,
 
 
 def ivmdav(X: Any, k: int, *, gamma: float = 1.16, candidates: int | None = None,
-           self_neighbour: bool = True) -> np.ndarray:
+           self_neighbour: bool = True, engine: str = "auto") -> np.ndarray:
     r"""IV-MDAV: MDAV-single-group with a variable-size extension step.
 
     The algorithm of Rawat & Borah :cite:p:`rawat2014ivmdav`:
@@ -541,6 +588,8 @@ def ivmdav(X: Any, k: int, *, gamma: float = 1.16, candidates: int | None = None
         2.8.1 searches "in X", which still holds :math:`y_j`). ``False`` takes
         :math:`z_1, \dots, z_k` among the *other* unassigned records; :ref:`chap-ivmdav`
         shows that this reading is far from the published numbers on EIA.
+    engine : {"auto", "indexed", "loops", "numpy"}, default "auto"
+        As for :func:`mdav`.
 
     Returns
     -------
@@ -564,11 +613,7 @@ def ivmdav(X: Any, k: int, *, gamma: float = 1.16, candidates: int | None = None
     arr, k = _prepare(X, k)
     gamma = _check_gamma(gamma)
     m = 2 * k if candidates is None else check_count(candidates, "candidates", k)
-    if HAVE_NUMBA:
-        # (more candidates than records changes nothing: the search stops at the records left)
-        return _loops.ivmdav_loops(arr, k, gamma, min(m, arr.shape[0]), bool(self_neighbour),
-                                   arr.sum(axis=0))
-    return _ivmdav_numpy(arr, k, gamma, m, bool(self_neighbour))
+    return _run_ivmdav(arr, k, gamma, m, bool(self_neighbour), engine)
 
 
 def _ivmdav_numpy(arr: np.ndarray, k: int, gamma: float, m: int,

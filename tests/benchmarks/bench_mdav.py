@@ -108,8 +108,9 @@ def main(argv: list[str] | None = None) -> int:
 
     for f in METHODS.values():  # warm up: load (or compile) the numba kernels before timing
         f(gaussian(50), K)
-    engine = "compiled loops (numba)" if HAVE_NUMBA else "vectorised numpy (numba not installed)"
-    print(f"engine: {engine}")
+    engine = ("engine='auto': indexed from n = 4,000 (p = 10), compiled loops below (numba)"
+              if HAVE_NUMBA else "vectorised numpy (numba not installed)")
+    print(f"engine: {engine}; tests/benchmarks/bench_scale.py compares the engines")
     print(f"MDAV family on Gaussian data, p = {P}, k = {K}, seed {SEED}; "
           f"time = best of {args.repeat} (1 at n = 100,000), peak memory by tracemalloc")
     print("note: wall-clock times; a machine shared with other jobs inflates them\n")

@@ -1,0 +1,145 @@
+"""Benchmark the MDAV family at scale: indexed engine against the quadratic loops.
+
+Run as a script (not collected by pytest)::
+
+    .venv/bin/python tests/benchmarks/bench_scale.py            # n = 1e3 .. 1e6, p = 10
+    .venv/bin/python tests/benchmarks/bench_scale.py --quick    # n = 1e3 .. 1e5
+    .venv/bin/python tests/benchmarks/bench_scale.py --sizes 100000 --methods mdav \\
+        --p 2,5,10,20 --data gaussian,clustered
+
+For every data kind x p x n x method, one row, every number measured in this run:
+
+* wall-clock and CPU seconds of the indexed engine (``engine="indexed"``) and of the
+  compiled loops (``engine="loops"``, the quadratic engine; best of ``--repeat`` below
+  n = 100,000, else one run). The loops are skipped above ``--loops-max`` records
+  (default 100,000: at 10^6 MDAV would take about an hour), and the row says so;
+* ``speed-up``: loops CPU seconds over indexed CPU seconds;
+* ``peak MiB``: peak memory allocated during a separate indexed run (tracemalloc; it sees
+  the compiled kernels' arrays too), input excluded, up to ``--memory-max`` records;
+* ``same``: whether the two engines' labels are identical ("not compared" where the loops
+  were skipped).
+
+Data: Gaussian (``standard_normal``) or clustered (:func:`microagg.datasets.synthetic_clustered`,
+clusters of 3-5 records), fixed seed, k = 3 (``--k``). CPU time is less affected than
+wall-clock time by other jobs on a shared machine; both are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+
+import numpy as np
+
+import microagg as ma
+from microagg._methods import MDAV_FAMILY, get_method
+
+SEED = 0
+METHODS: dict[str, Callable[..., np.ndarray]] = {
+    name: get_method(name).function for name in MDAV_FAMILY}
+DATA = ("gaussian", "clustered")
+
+
+def make_data(kind: str, n: int, p: int) -> np.ndarray:
+    if kind == "gaussian":
+        return np.random.default_rng(SEED).standard_normal((n, p))
+    return ma.datasets.synthetic_clustered(n, p, seed=SEED)
+
+
+def timed(f: Callable[..., np.ndarray], X: np.ndarray, k: int, engine: str,
+          repeat: int) -> tuple[float, float, np.ndarray]:
+    """Best wall-clock time over ``repeat`` runs, that run's CPU time, and the labels."""
+    best, cpu, labels = np.inf, np.inf, np.empty(0)
+    for _ in range(repeat):
+        t0, c0 = time.perf_counter(), time.process_time()
+        labels = f(X, k, engine=engine)
+        wall, used = time.perf_counter() - t0, time.process_time() - c0
+        if wall < best:
+            best, cpu = wall, used
+    return best, cpu, labels
+
+
+def peak_mib(f: Callable[..., np.ndarray], X: np.ndarray, k: int) -> float:
+    """Peak memory allocated during ``f(X, k, engine="indexed")`` (tracemalloc), MiB."""
+    tracemalloc.start()
+    try:
+        f(X, k, engine="indexed")
+        return tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
+
+
+def row(cells: list[str], widths: list[int]) -> str:
+    return "  ".join(c.rjust(w) if i > 2 else c.ljust(w) for i, (c, w) in
+                     enumerate(zip(cells, widths, strict=True)))
+
+
+WIDTHS = [10, 3, 12, 10, 9, 9, 9, 9, 9, 9, 13]
+HEADER = ["data", "p", "method", "n", "idx s", "idx cpu", "loops s", "loops cpu", "speed-up",
+          "peak MiB", "same"]
+
+
+def measure(kind: str, p: int, n: int, name: str, args: argparse.Namespace) -> list[str]:
+    """One table row: both engines on one data set, every number measured now."""
+    X = make_data(kind, n, p)
+    f = METHODS[name]
+    repeat = args.repeat if n < 100_000 else 1
+    t_idx, c_idx, lab_idx = timed(f, X, args.k, "indexed", repeat)
+    if n <= args.loops_max:
+        t_loop, c_loop, lab_loop = timed(f, X, args.k, "loops", repeat)
+        loops = [f"{t_loop:.3f}", f"{c_loop:.3f}", f"{c_loop / c_idx:.1f}x"]
+        same = "yes" if np.array_equal(lab_idx, lab_loop) else "NO"
+    else:
+        loops = ["skipped", "-", "-"]
+        same = "not compared"
+    mem = f"{peak_mib(f, X, args.k):.1f}" if n <= args.memory_max else "-"
+    return [kind, str(p), name, f"{n:,}", f"{t_idx:.3f}", f"{c_idx:.3f}", *loops, mem, same]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ints = lambda v: [int(x) for x in v.split(",")]  # noqa: E731
+    ap.add_argument("--sizes", type=ints, help="comma-separated n (default 1e3,1e4,1e5,1e6)")
+    ap.add_argument("--quick", action="store_true", help="n up to 100,000 only")
+    ap.add_argument("--methods", type=lambda v: v.split(","), default=list(METHODS),
+                    help=f"comma-separated subset of {','.join(METHODS)}")
+    ap.add_argument("--p", type=ints, default=[10], help="comma-separated p (default 10)")
+    ap.add_argument("--data", type=lambda v: v.split(","), default=["gaussian"],
+                    help=f"comma-separated subset of {','.join(DATA)}")
+    ap.add_argument("--k", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=3, help="best of this many runs below n=1e5")
+    ap.add_argument("--loops-max", type=int, default=100_000,
+                    help="largest n timed on the quadratic loops (default 100,000)")
+    ap.add_argument("--memory-max", type=int, default=1_000_000,
+                    help="largest n whose peak memory is measured (a separate run)")
+    args = ap.parse_args(argv)
+    sizes = args.sizes or ([1_000, 10_000, 100_000] if args.quick else
+                           [1_000, 10_000, 100_000, 1_000_000])
+    if set(args.methods) - set(METHODS) or set(args.data) - set(DATA):
+        ap.error(f"--methods from {', '.join(METHODS)}; --data from {', '.join(DATA)}")
+
+    from microagg._jit import HAVE_NUMBA
+
+    if not HAVE_NUMBA:
+        print("numba is not installed: both engines run as plain Python (very slow)")
+    for f in METHODS.values():  # warm up: load (or compile) the kernels before timing
+        for engine in ("indexed", "loops"):
+            f(make_data("gaussian", 300, 3), 3, engine=engine)
+    print(f"MDAV family, k = {args.k}, seed {SEED}; indexed engine vs compiled loops "
+          f"(loops skipped above n = {args.loops_max:,}).")
+    print("Wall-clock and CPU seconds; speed-up = loops CPU / indexed CPU. On a shared "
+          "machine wall-clock times include waiting for the CPU.\n")
+    print(row(HEADER, WIDTHS))
+    for kind in args.data:
+        for p in args.p:
+            for n in sizes:
+                for name in args.methods:
+                    print(row(measure(kind, p, n, name, args), WIDTHS), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

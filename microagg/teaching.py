@@ -29,8 +29,8 @@ from ._optimal import _shortest_path, optimal_partition
 from ._validate import as_labels, as_matrix, check_k
 from .reproductions import paper_params
 
-__all__ = ["vmdav_first_group", "gamma_sweep", "timings", "ga_vs_optimum", "split_close_pairs",
-           "kernel_source"]
+__all__ = ["vmdav_first_group", "gamma_sweep", "timings", "engine_timings", "ga_vs_optimum",
+           "split_close_pairs", "kernel_source"]
 
 #: The compiled kernels a chapter may show, by name.
 _KERNELS = {"ga_core": _ga_core, "repair": _repair, "shortest_path": _shortest_path}
@@ -231,3 +231,36 @@ def split_close_pairs(X: Any, macro: Any, radius: float) -> tuple[np.ndarray, np
     i, j = np.nonzero(np.triu(d2 < radius**2, 1))
     keep = lab[i] != lab[j]
     return i[keep], j[keep]
+
+
+def engine_timings(sizes: Iterable[int], *, p: int = 10, k: int = 3,
+                   engines: Iterable[str] = ("loops", "indexed"), method: str = "mdav",
+                   loops_max: int = 20_000, seed: int = 0) -> pd.DataFrame:
+    """Time an MDAV-family method on each engine over growing Gaussian data, measured now.
+
+    One run per (n, engine) on ``standard_normal((n, p))`` data (fixed seed). The
+    quadratic loop engine is skipped above ``loops_max`` records. ``same`` says whether
+    the engine's labels equal the first engine's at that size (``None`` if not compared).
+
+    Book: :ref:`chap-scale`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``n``, ``engine``, ``seconds`` (CPU), ``same``.
+    """
+    f = get_method(method).function
+    rows = []
+    for n in sizes:
+        X = np.random.default_rng(seed).standard_normal((int(n), p))
+        first = None
+        for engine in engines:
+            if engine == "loops" and n > loops_max:
+                continue
+            t0 = time.process_time()
+            labels = f(X, k, engine=engine)
+            seconds = time.process_time() - t0
+            same = None if first is None else bool(np.array_equal(first, labels))
+            first = labels if first is None else first
+            rows.append({"n": int(n), "engine": engine, "seconds": seconds, "same": same})
+    return pd.DataFrame(rows)

@@ -7,7 +7,7 @@ helper every explorer uses: live in a kernel, precomputed frames in the static
 pages. The views are tested without a browser by calling them with values
 (``tests/views/``); the explorers are tested in a real browser (``tests/site/``).
 
-Book: :ref:`chap-foundations` ... :ref:`chap-gomm`.
+Book: :ref:`chap-foundations` ... :ref:`chap-scale`.
 """
 
 from ._book import glue
@@ -32,6 +32,7 @@ from ._plotting import (
     plot_partition,
     plot_univariate,
 )
+from ._scale import blocks_view, explore_blocks, scaling_view
 from ._vmdav import explore_vmdav, gamma_sweep_view, vmdav_extension_view, vmdav_view
 
 __all__ = [
@@ -63,6 +64,9 @@ __all__ = [
     "gomm_population_view",
     "explore_gomm_population",
     "operator_analysis_view",
+    "blocks_view",
+    "explore_blocks",
+    "scaling_view",
     "group_colors",
     "plot_partition",
     "plot_univariate",

@@ -161,6 +161,12 @@ def gomm(X: Any, k: int, *, population: int = 200, generations: int = 100,
     -------
     GommResult
 
+    Raises
+    ------
+    ValueError
+        On fewer than two attributes (there is nothing to search), a constant
+        attribute, bad data or settings.
+
     Examples
     --------
     >>> import numpy as np
@@ -173,6 +179,10 @@ def gomm(X: Any, k: int, *, population: int = 200, generations: int = 100,
     clock = (time.perf_counter(), time.process_time())
     Z = standardize(as_matrix(X))
     k = check_k(k, Z.shape[0])
+    if Z.shape[1] < 2:
+        raise ValueError("gomm searches groupings of the attributes and needs at least 2 "
+                         f"attributes, got {Z.shape[1]}; with one attribute the only grouping "
+                         "is [[0]] (score it with microagg.score_grouping(X, [[0]], k))")
     settings = _check_settings(population, generations, crossovers, mutations_per_operator,
                                patience)
     rng = np.random.default_rng(seed)

@@ -82,6 +82,15 @@ def standardize(X: Any) -> Any:
     sst : equals ``n * p`` on standardised data.
     """
     arr = as_matrix(X)
+    names = list(X.columns) if isinstance(X, pd.DataFrame) else list(range(arr.shape[1]))
+    Z = zscores(arr, names)
+    if isinstance(X, pd.DataFrame):
+        return pd.DataFrame(Z, index=X.index, columns=X.columns)
+    return Z
+
+
+def zscores(arr: np.ndarray, names: list[Any]) -> np.ndarray:
+    """:func:`standardize` of a checked array; errors name the columns by ``names``."""
     # Columns beyond ~1e30 or below ~1e-30 are first multiplied by a power of two (exact):
     # their squares would overflow or underflow, and z-scores do not depend on the unit.
     e = scale_exponent(arr, axis=0)
@@ -89,7 +98,6 @@ def standardize(X: Any) -> Any:
         arr = np.ldexp(arr, e)
     mean = arr.mean(axis=0)
     std = arr.std(axis=0)  # ddof=0: population standard deviation
-    names = list(X.columns) if isinstance(X, pd.DataFrame) else list(range(arr.shape[1]))
     zero = np.flatnonzero(std == 0)
     if zero.size:
         raise ValueError(
@@ -101,8 +109,6 @@ def standardize(X: Any) -> Any:
     if bad.size:  # not expected after rescaling; never return a silently wrong z-score
         raise ValueError(f"column(s) {[names[j] for j in bad]} cannot be standardised in "
                          "float64 (their spread is too small relative to their values)")
-    if isinstance(X, pd.DataFrame):
-        return pd.DataFrame(Z, index=X.index, columns=X.columns)
     return Z
 
 
@@ -143,8 +149,27 @@ def sse_any_scale(arr: np.ndarray, labels: np.ndarray) -> float:
     e = scale_exponent(arr)
     if not e:
         return _sse(arr, labels)
+    return _ldexp_or_inf(_sse(np.ldexp(arr, e), labels), -2 * e)
+
+
+def loss_summary(arr: np.ndarray, labels: np.ndarray) -> tuple[float, float, float]:
+    """``(sse, sst, information_loss)`` of checked data, for result objects.
+
+    IL is measured scale-free (finite for any finite data); SSE and SST are in the
+    data's units, ``inf`` where float64 cannot hold them; IL is 0 when SST is 0.
+    """
+    e = scale_exponent(arr)
+    scaled = np.ldexp(arr, e) if e else arr
+    within, total = _sse(scaled, labels), _sst(scaled)
+    il = 100.0 * within / total if total else 0.0
+    if e:
+        within, total = (_ldexp_or_inf(v, -2 * e) for v in (within, total))
+    return within, total, il
+
+
+def _ldexp_or_inf(value: float, e: int) -> float:
     try:
-        return math.ldexp(_sse(np.ldexp(arr, e), labels), -2 * e)
+        return math.ldexp(value, e)
     except OverflowError:
         return math.inf
 

@@ -142,9 +142,6 @@ def ga_partition(X: Any, k: int, *, population: int = 10, mutation_rate: float =
     Notes
     -----
     Martinez-Balleste et al. :cite:p:`martinez2007genetic`, Sec. 2.2 and Table 1.
-    The fitness :math:`1/(\mathrm{SSE}+1)` depends on the unit of the data (as in
-    the paper): standardise first. Data beyond about ``1e30`` (or below ``1e-30``)
-    are searched after an exact rescaling by a power of two, so nothing overflows.
 
     Examples
     --------
@@ -163,14 +160,20 @@ def ga_partition(X: Any, k: int, *, population: int = 10, mutation_rate: float =
     for r, lab in enumerate(given):
         pop[r] = lab
     history = np.zeros((ga["iterations"] + 1, 2))
-    scaled = rescaled(arr)  # beyond ~1e30 or below ~1e-30: times a power of two
-    Xc = scaled - scaled.mean(axis=0)  # SSE is shift-invariant; centring keeps sums small
+    Xc = _centred(arr)
     best, _ = _ga_core(Xc, k, pop, len(given), ga["mutation_rate"], ga["crossover_rate"],
                        ga["iterations"], _seed_state(check_seed(seed)), history)
     labels = relabel(best)
     return GAResult(labels=labels, sse=sse_any_scale(arr, labels),
                     history=pd.DataFrame(history, columns=["best", "mean"]).rename_axis(
                         "generation"))
+
+
+def _centred(arr: np.ndarray) -> np.ndarray:
+    """The data centred (SSE is shift-invariant; small sums), times a power of two if
+    squares would overflow or underflow (exact: values beyond ~1e30 or below ~1e-30)."""
+    scaled = rescaled(arr)
+    return scaled - scaled.mean(axis=0)
 
 
 def _ga_labels(Xsub: np.ndarray, k: int, population: int, mutation_rate: float,

@@ -128,6 +128,23 @@ def _check_K(K: Any, k: int, partitioning: str) -> int:
     return K
 
 
+def _settings(arr: np.ndarray, k: Any, K: Any, partitioning: Any, seed: Any, n_jobs: Any,
+              ga_params: dict[str, Any]) -> tuple[int, dict[str, Any], int]:
+    """:func:`hybrid`'s settings, checked: ``K`` (chosen if None), the GA's, ``n_jobs``."""
+    check_seed(seed)
+    unknown = sorted(set(ga_params) - {"population", "mutation_rate", "crossover_rate",
+                                       "iterations"})
+    if unknown:
+        raise ValueError(f"unknown GA parameter(s) {unknown}; allowed: population, "
+                         "mutation_rate, crossover_rate, iterations")
+    ga = ga_settings(**ga_params)
+    n_jobs = _check_count(n_jobs, "n_jobs", -1) if n_jobs != -1 else (os.cpu_count() or 1)
+    if n_jobs == 0:
+        raise ValueError("n_jobs must be a positive integer or -1")
+    K = _check_K(K, check_k(k, arr.shape[0]), _check_partitioning(partitioning))
+    return K, ga, n_jobs
+
+
 def _check_partitioning(partitioning: Any) -> str:
     if partitioning not in ("one-step", "two-step"):
         raise ValueError(
@@ -265,17 +282,7 @@ def hybrid(X: Any, k: int = 3, *, K: int | None = None, partitioning: str = "two
     """
     original = as_matrix(X)
     arr = rescaled(original)  # beyond ~1e30 or below ~1e-30: times a power of two (exact)
-    check_seed(seed)
-    unknown = sorted(set(ga_params) - {"population", "mutation_rate", "crossover_rate",
-                                       "iterations"})
-    if unknown:
-        raise ValueError(f"unknown GA parameter(s) {unknown}; allowed: population, "
-                         "mutation_rate, crossover_rate, iterations")
-    ga = ga_settings(**ga_params)
-    n_jobs = _check_count(n_jobs, "n_jobs", -1) if n_jobs != -1 else (os.cpu_count() or 1)
-    if n_jobs == 0:
-        raise ValueError("n_jobs must be a positive integer or -1")
-    K = _check_K(K, check_k(k, arr.shape[0]), _check_partitioning(partitioning))
+    K, ga, n_jobs = _settings(arr, k, K, partitioning, seed, n_jobs, ga_params)
     macro, start = macrogroups(arr, k, K=K, partitioning=partitioning)
     labels = _ga_per_macrogroup(arr, int(k), macro, start, ga, seed, n_jobs,
                                 progress and f"hybrid {partitioning} K={K}")

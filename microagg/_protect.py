@@ -90,23 +90,22 @@ def microaggregate(
     Parameters
     ----------
     df : pandas.DataFrame
-        The microdata, one row per respondent. Column names must be unique.
+        The microdata, one row per respondent; unique column names.
     k : int
         Minimum group size: every released combination of the chosen columns
         is shared by at least ``k`` rows.
     method : str, default "mdav"
         A registered method (:func:`microagg.list_methods`).
     columns : column label or sequence of column labels, optional
-        Columns to protect jointly (a single label, e.g. ``"age"``, means that one
-        column). Default: every numeric (non-boolean) column, except a first
-        column that is a row index (``Unnamed: 0``, or the integers ``0..n-1``).
-        The other columns are copied unchanged.
+        Columns to protect jointly (``"age"`` means that one column). Default:
+        every numeric (non-boolean) column except a first column that is a row
+        index (``Unnamed: 0``, or ``0..n-1``). Others are copied unchanged.
     standardize : bool, default True
         Build the partition on z-scores (population standard deviation), so that
         large units do not dominate; the released centroids are in original units.
     return_info : bool, default False
-        Also return a :class:`MicroaggregationInfo` (it lists the protected and the
-        passed-through columns).
+        Also return a :class:`MicroaggregationInfo` (protected and passed-through
+        columns, IL, groups).
     **params
         Passed to the heuristic, e.g. ``gamma=1.1`` for V-MDAV.
 
@@ -121,10 +120,9 @@ def microaggregate(
     TypeError
         If a chosen column is not numeric, or ``method`` is not a string.
     ValueError
-        On NaN/inf, an unknown method, option or column, ``k`` outside ``1..n``,
-        (``standardize=True``) a constant column, duplicate column names, or,
-        with the default choice of columns, columns that hold numbers stored as
-        text (name the columns to protect, or convert those columns).
+        On NaN/inf, an unknown method, option or column, ``k`` outside ``1..n``, a
+        constant column (if standardising), duplicate column names, or (default
+        choice) numbers stored as text: name the columns, or convert them.
 
     Examples
     --------
@@ -136,15 +134,7 @@ def microaggregate(
     >>> out["town"].tolist()  # untouched
     ['a', 'b', 'c', 'd', 'e', 'f']
     """
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}; "
-                        "for arrays call a heuristic (e.g. microagg.mdav) and microagg.aggregate")
-    spec = get_method(method)
-    unknown = sorted(set(params) - set(spec.options))
-    if unknown:
-        raise ValueError(f"option(s) {unknown} do not apply to method {method!r}; "
-                         f"it accepts {list(spec.options) or 'no options'}")
-    columns, notes = _choose_columns(df, columns)
+    spec, columns, notes = _check_call(df, method, columns, params)
     X = as_matrix(df[columns], name="the chosen columns")
     k = check_k(k, X.shape[0])
     Z = zscores(X, columns) if standardize else X
@@ -162,6 +152,21 @@ def microaggregate(
 
 #: Characters that make a number text: thousands separators, currency, percent, blanks.
 _DECORATION = r"[\s,$\u20ac\u00a3\u00a5%_']"
+
+
+def _check_call(df: Any, method: Any, columns: Any, params: dict[str, Any]
+                ) -> tuple[Any, list[Any], list[str]]:
+    """The method's registry entry, the columns to protect and the notes on the choice."""
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}; "
+                        "for arrays call a heuristic (e.g. microagg.mdav) and microagg.aggregate")
+    spec = get_method(method)
+    unknown = sorted(set(params) - set(spec.options))
+    if unknown:
+        raise ValueError(f"option(s) {unknown} do not apply to method {method!r}; "
+                         f"it accepts {list(spec.options) or 'no options'}")
+    columns, notes = _choose_columns(df, columns)
+    return spec, columns, notes
 
 
 def _choose_columns(df: pd.DataFrame, columns: Any) -> tuple[list[Any], list[str]]:

@@ -42,7 +42,7 @@ class _Server:
         self.httpd = http.server.ThreadingHTTPServer(
             ("127.0.0.1", 0), functools.partial(Handler, directory=str(folder)))
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/data"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
         self.thread.start()
 
     def close(self) -> None:

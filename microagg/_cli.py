@@ -143,7 +143,7 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                         help="show the full traceback of an error")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
-                           title="commands")
+                           title="commands", help="what to do (COMMAND --help for more)")
     sub.add_parser("info", parents=[common],
                    help="versions, and the data files with their checksum status",
                    description="Versions, numba, and where each reference data file is, with "

@@ -111,6 +111,7 @@ def test_fast_equals_reference_on_continuous_data(name):
 # -- the two engines: compiled loops (numba) and vectorised numpy ---------------------------
 
 from microagg import _mdav as _MDAV  # noqa: E402
+from microagg import _mdav_vector as _VECTOR  # noqa: E402
 from microagg import _mdav_loops as _LOOPS  # noqa: E402
 
 
@@ -118,16 +119,16 @@ def _numpy_engine(name, X, k, **params):
     """Run ``name`` on the vectorised numpy engine, whatever is installed."""
     arr = np.ascontiguousarray(X, dtype=float)
     if name == "mdav":
-        return _MDAV._mdav_numpy(arr, k, True)
+        return _VECTOR.mdav(arr, k, True)
     if name == "mdav_single":
-        return _MDAV._mdav_numpy(arr, k, False)
+        return _VECTOR.mdav(arr, k, False)
     if name == "vmdav":
-        to_c = _MDAV._sqdist(arr, arr.mean(axis=0))
-        labels = _MDAV._vmdav_numpy(arr, k, params.get("gamma", 0.2), to_c)
+        to_c = _VECTOR.sqdist(arr, arr.mean(axis=0))
+        labels = _VECTOR.vmdav(arr, k, params.get("gamma", 0.2), to_c)
         return _MDAV._assign_leftovers(arr, labels, "centroid")
     m = params.get("candidates") or 2 * k
-    return _MDAV._ivmdav_numpy(arr, k, params.get("gamma", 1.16), m,
-                               params.get("self_neighbour", True))
+    return _VECTOR.ivmdav(arr, k, params.get("gamma", 1.16), m,
+                          params.get("self_neighbour", True))
 
 
 def _loops_engine(name, X, k, python=False, **params):
@@ -142,7 +143,7 @@ def _loops_engine(name, X, k, python=False, **params):
     if name == "mdav_single":
         return get(_LOOPS.mdav_loops)(arr, k, arr.sum(axis=0), False)
     if name == "vmdav":
-        to_c = _MDAV._sqdist(arr, arr.mean(axis=0))
+        to_c = _VECTOR.sqdist(arr, arr.mean(axis=0))
         labels = get(_LOOPS.vmdav_loops)(arr, k, float(params.get("gamma", 0.2)), to_c)
         return _MDAV._assign_leftovers(arr, labels, "centroid")
     m = params.get("candidates") or 2 * k

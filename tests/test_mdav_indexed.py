@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import microagg as ma
 from microagg import _mdav as _MDAV  # noqa: E402
+from microagg import _mdav_vector as _VECTOR  # noqa: E402
 from microagg import _mdav_index as _INDEX  # noqa: E402
 from microagg._methods import MDAV_FAMILY, get_method
 
@@ -63,7 +64,7 @@ def _kernels(name: str, X: np.ndarray, k: int, leaf_kd: int, leaf_dt: int,
         return get(_INDEX.mdav_indexed)(X, k, X.sum(axis=0), name == "mdav", edges, codes,
                                          leaf_kd, leaf_dt)
     if name == "vmdav":
-        to_c = _MDAV._sqdist(X, X.mean(axis=0))
+        to_c = _VECTOR.sqdist(X, X.mean(axis=0))
         order = np.argsort(-to_c, kind="stable")
         labels = get(_INDEX.vmdav_indexed)(X, k, params.get("gamma", 0.2), order, edges, codes,
                                            leaf_kd)

@@ -60,7 +60,7 @@ def repository_url(root: Path = ROOT) -> str:
 
 def install_cell() -> nbformat.NotebookNode:
     """The first cell of every exported chapter: install microagg when it is missing."""
-    requirement = f"microagg @ git+{repository_url()}"
+    requirement = f"microagg[fast] @ git+{repository_url()}"  # numba: the chapters time code
     return nbformat.v4.new_code_cell(INSTALL_CELL.format(requirement=requirement),
                                      metadata={"tags": ["install"]})
 

@@ -25,7 +25,7 @@ def _blocks_data(n: int, seed: int) -> np.ndarray:
     return np.asarray(standardize(datasets.synthetic_clustered(n, 2, spread=0.02, seed=seed)))
 
 
-def blocks_view(block_size: int = 500, strategy: str = "tree", *, n: int = 2000, k: int = 3,
+def blocks_view(block_size: int = 500, *, strategy: str = "tree", n: int = 2000, k: int = 3,
                 seed: int = 0, figsize: tuple[float, float] = (6.0, 4.6)) -> Figure:
     """Figure: the blocks :func:`microagg.blocked` cuts a 2-D set into, and what they cost.
 
@@ -37,13 +37,13 @@ def blocks_view(block_size: int = 500, strategy: str = "tree", *, n: int = 2000,
 
     Examples
     --------
-    >>> fig = blocks_view(400, "pca", n=1200)
+    >>> fig = blocks_view(400, strategy="pca", n=1200)
     >>> "IL" in fig.axes[0].get_title()
     True
     """
     X = _blocks_data(n, seed)
-    blocks = (_pca_blocks if strategy == "pca" else _tree_blocks)(X, k, block_size)
     il_blocked = information_loss(X, blocked(X, k, block_size=block_size, strategy=strategy))
+    blocks = (_pca_blocks if strategy == "pca" else _tree_blocks)(X, k, block_size)
     il_exact = information_loss(X, mdav(X, k))
     fig = Figure(figsize=figsize, layout="constrained")
     ax = fig.add_subplot()

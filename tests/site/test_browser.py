@@ -34,7 +34,8 @@ SITE = ROOT / "_build" / "html"
 
 #: The explorers the book has, by page.
 EXPECTED_EXPLORERS = {"chapters/foundations": 1, "chapters/mdav": 1, "chapters/vmdav": 1,
-                      "chapters/ivmdav": 1, "chapters/genetic": 1, "chapters/gomm": 2}
+                      "chapters/ivmdav": 1, "chapters/genetic": 1, "chapters/gomm": 2,
+                      "chapters/scale": 1}
 
 STATE = re.compile(r'<script type="application/vnd.jupyter.widget-state\+json">(.*?)</script>',
                    re.S)
@@ -196,7 +197,7 @@ def test_explorers_respond(server, browser, capsys):
     with capsys.disabled():
         print(f"\nexplorers found and moved: {sum(found.values())} ({found}); "
               f"{moved} control moves checked against the stored frames")
-    assert sum(found.values()) == 7
+    assert sum(found.values()) == 8
 
 
 # -- narrow screens and page sizes --------------------------------------------------------

@@ -1,0 +1,295 @@
+r"""The vectorised numpy engine of the MDAV family (``engine="numpy"``).
+
+Used when numba is not installed, and kept beside the compiled loops
+(:mod:`microagg._mdav_loops`) and the indexed engine (:mod:`microagg._mdav_index`)
+as a third, independent implementation: the tests check that all three give the
+same labels. The public functions, their validation and the engine choice are in
+:mod:`microagg._mdav`; the functions here take validated arrays.
+
+The unassigned records are kept in a compact array (:class:`_Pool`) that is shrunk
+as groups are removed, and candidate distances come from matrix-vector products;
+every decision is then taken on direct distances (:func:`sqdist`), summed
+attribute by attribute in column order like the loops, with ties to the record
+that comes first in the data.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["mdav", "vmdav", "ivmdav", "sqdist", "unlabelled"]
+
+
+def sqdist(A: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Squared Euclidean distance from each row of ``A`` to the vector ``v`` (direct).
+
+    Summed one attribute at a time, in column order: the same additions, in the
+    same order, as the compiled loops of :mod:`microagg._mdav_loops`, so both
+    engines see bit-identical distances.
+    """
+    diff = A - v
+    out = diff[:, 0] * diff[:, 0]
+    for j in range(1, diff.shape[1]):
+        out += diff[:, j] * diff[:, j]
+    return out
+
+
+def _nearest(d: np.ndarray, m: int) -> np.ndarray:
+    """Positions of the ``m`` smallest entries of ``d``, ties to the lower position.
+
+    Equivalent to ``np.argsort(d, kind="stable")[:m]`` (and returned in that
+    order) but ``O(len(d))``: an ``argpartition`` finds the m-th smallest value,
+    then the boundary ties are resolved by position.
+    """
+    if m >= d.size:
+        return np.argsort(d, kind="stable")
+    part = np.argpartition(d, m - 1)[:m]
+    threshold = d[part].max()
+    below = np.flatnonzero(d < threshold)
+    at = np.flatnonzero(d == threshold)[: m - below.size]
+    chosen = np.concatenate([below, at])
+    return chosen[np.argsort(d[chosen], kind="stable")]
+
+
+class _Pool:
+    r"""The records not yet assigned to a group.
+
+    State is real here, so this is a (private) class. It keeps
+
+    * ``X``: a compact copy of the unassigned records (plus a few already
+      removed ones, see below), in input order, and ``index``, their positions
+      in the input;
+    * ``sqn``: their squared norms, so that squared distances to a vector
+      :math:`v` come from one matrix-vector product,
+      :math:`\lVert x-v\rVert^2 = \lVert x\rVert^2 - 2x^\top v + \lVert v\rVert^2`;
+    * ``total``: the sum of the unassigned records (the centroid costs
+      :math:`O(p)` instead of :math:`O(np)`).
+
+    Removed records are first only marked (``alive``); the arrays are compacted
+    once a third of their rows are dead, so every step costs time proportional
+    to the records that remain, and nothing of size ``n x n`` is ever built.
+
+    The expanded formula can differ from the direct one in the last bits. So
+    that decisions are *exactly* those of the direct formula, every selection
+    (farthest record, nearest records) first keeps the candidates within a
+    safe rounding margin of the boundary and then decides among them with
+    direct distances (:func:`_sqdist`). Ties go to the record that comes first
+    in the input.
+    """
+
+    def __init__(self, X: np.ndarray, aux: np.ndarray | None = None) -> None:
+        self.X = X
+        self.XT = np.ascontiguousarray(X.T)  # attribute-major copy: faster products
+        self.index = np.arange(X.shape[0])
+        self.sqn = np.einsum("ij,ij->i", X, X)
+        self.alive = np.ones(X.shape[0], dtype=bool)
+        self.dead = np.zeros(X.shape[0], dtype=bool)
+        self.n_alive = X.shape[0]
+        self.total = X.sum(axis=0)  # running total of the unassigned records
+        self.aux = aux  # an optional per-record array kept aligned (V-MDAV)
+        self._scale = float(self.sqn.max()) if X.shape[0] else 0.0
+
+    def __len__(self) -> int:
+        return self.n_alive
+
+    # -- distances ---------------------------------------------------------------------
+    def approx(self, v: np.ndarray) -> np.ndarray:
+        """Squared distances of all rows to ``v`` (or, for a 2-D ``v``, to each of its rows).
+
+        Uses the expanded formula; see :meth:`tol` for its rounding error.
+        """
+        d = v @ self.XT
+        d *= -2.0
+        d += self.sqn
+        if v.ndim == 1:
+            d += float(v @ v)
+        else:
+            d += np.einsum("ij,ij->i", v, v)[:, None]
+        return d
+
+    def tol(self, v: np.ndarray) -> float:
+        """A bound, with a wide safety factor, on the rounding error of :meth:`approx`."""
+        return 1e-9 * (self._scale + float(v @ v)) + 1e-300
+
+    def exact(self, pos: np.ndarray, v: np.ndarray) -> np.ndarray:
+        return sqdist(self.X[pos], v)
+
+    # -- selections --------------------------------------------------------------------
+    def centroid(self) -> np.ndarray:
+        return self.total / self.n_alive
+
+    def farthest(self, v: np.ndarray) -> int:
+        """Position of the unassigned record farthest from ``v`` (first on ties)."""
+        d = self.approx(v)
+        d[self.dead] = -np.inf
+        cand = np.flatnonzero(d >= d.max() - self.tol(v))
+        if cand.size == 1:
+            return int(cand[0])
+        return int(cand[np.argmax(self.exact(cand, v))])
+
+    def nearest(self, v: np.ndarray, m: int, exclude: np.ndarray | None = None,
+                d: np.ndarray | None = None) -> np.ndarray:
+        """Positions of the ``m`` unassigned records nearest to ``v``, nearest first.
+
+        ``exclude`` (positions) are skipped; ``d`` may pass precomputed
+        :meth:`approx` distances.
+        """
+        d = self.approx(v) if d is None else d.copy()
+        d[self.dead] = np.inf
+        available = self.n_alive
+        if exclude is not None:
+            d[exclude] = np.inf
+            available -= np.unique(exclude).size
+        m = min(m, available)
+        if m <= 0:
+            return np.zeros(0, dtype=np.int64)
+        if m == 1:
+            bound = d.min()
+        elif m < d.size:
+            bound = d[np.argpartition(d, m - 1)[m - 1]]
+        else:
+            bound = d.max()
+        cand = np.flatnonzero(d <= bound + self.tol(v))
+        if bound == np.inf:  # fewer candidates than asked for: drop the excluded ones
+            cand = cand[np.isfinite(d[cand])]
+        return cand[_nearest(self.exact(cand, v), m)]
+
+    def group_around(self, r: int, size: int) -> np.ndarray:
+        """Positions of record ``r`` and its ``size - 1`` nearest unassigned records.
+
+        ``r`` itself always belongs to its group, even when it has duplicates.
+        """
+        others = self.nearest(self.X[r], size - 1, exclude=np.array([r]))
+        return np.concatenate([[r], others]).astype(np.int64)
+
+    def remove(self, pos: np.ndarray) -> np.ndarray:
+        """Mark the records at ``pos`` as assigned; return their input indices."""
+        pos = np.asarray(pos, dtype=np.int64)
+        taken = self.index[pos]
+        self.alive[pos] = False
+        self.dead[pos] = True
+        self.n_alive -= pos.size
+        for row in self.X[np.sort(pos)]:  # one record at a time, in input order
+            self.total -= row
+        if self.n_alive < 2 * self.alive.size // 3:
+            keep = self.alive
+            self.X, self.index, self.sqn = self.X[keep], self.index[keep], self.sqn[keep]
+            self.XT = np.ascontiguousarray(self.XT[:, keep])
+            if self.aux is not None:
+                self.aux = self.aux[keep]
+            self.alive = np.ones(self.n_alive, dtype=bool)
+            self.dead = np.zeros(self.n_alive, dtype=bool)
+        return taken
+
+    def remaining(self) -> np.ndarray:
+        """Input indices of the records still unassigned."""
+        return self.index[self.alive]
+
+
+def _last_groups(pool: _Pool, labels: np.ndarray, g: int, k: int) -> np.ndarray:
+    """The end of MDAV and IV-MDAV, once fewer than 3k records remain.
+
+    With 2k or more left, one more group of k around the record farthest from
+    their centroid; the rest (k..2k-1 records) form the last group.
+    """
+    if len(pool) >= 2 * k:
+        r = pool.farthest(pool.centroid())
+        labels[pool.remove(pool.group_around(r, k))] = g
+        g += 1
+    if len(pool):
+        labels[pool.remaining()] = g
+    return labels
+
+
+def unlabelled(arr: np.ndarray) -> np.ndarray:  # every record starts in no group (-1)
+    return np.full(arr.shape[0], -1, dtype=np.int64)
+
+
+def mdav(arr: np.ndarray, k: int, two_groups: bool) -> np.ndarray:
+    """:func:`mdav` (``two_groups=True``) or :func:`mdav_single` on the numpy engine."""
+    labels = unlabelled(arr)
+    pool = _Pool(arr)
+    g = 0
+    while len(pool) >= 3 * k:
+        r = pool.farthest(pool.centroid())
+        xr = pool.X[r].copy()
+        labels[pool.remove(pool.group_around(r, k))] = g
+        g += 1
+        if two_groups:
+            s = pool.farthest(xr)
+            labels[pool.remove(pool.group_around(s, k))] = g
+            g += 1
+    return _last_groups(pool, labels, g, k)
+
+
+def vmdav(arr: np.ndarray, k: int, gamma: float, to_c: np.ndarray) -> np.ndarray:
+    """V-MDAV's main loop on the vectorised numpy engine; leftovers stay ``-1``."""
+    labels = unlabelled(arr)
+    pool = _Pool(arr, aux=to_c)
+    g = 0
+    while len(pool) >= k:
+        to_c = np.where(pool.alive, pool.aux, -np.inf)
+        members = list(pool.group_around(int(np.argmax(to_c)), k))
+        in_group = np.zeros(pool.alive.size, dtype=bool)
+        in_group[members] = True
+        # squared distance from every record to the group (minimum over members)
+        d_group = pool.approx(pool.X[members]).min(axis=0)
+        while len(members) < 2 * k - 1 and len(members) < len(pool):
+            e_min, d_in = _closest_to_group(pool, members, in_group, d_group)
+            d_e = pool.approx(pool.X[e_min])
+            out = pool.nearest(pool.X[e_min], 1, exclude=np.append(members, e_min), d=d_e)
+            d_out = np.sqrt(pool.exact(out, pool.X[e_min])[0]) if out.size else np.inf
+            if not d_in < gamma * d_out:
+                break
+            members.append(e_min)
+            in_group[e_min] = True
+            np.minimum(d_group, d_e, out=d_group)
+        labels[pool.remove(np.asarray(members))] = g
+        g += 1
+    return labels
+
+
+def _closest_to_group(pool: _Pool, members: list[int], in_group: np.ndarray,
+                      d_group: np.ndarray) -> tuple[int, float]:
+    """V-MDAV's Equations (2)-(3): the unassigned record nearest to the group.
+
+    Returns its position and its (plain Euclidean) distance :math:`d_{in}` to the
+    nearest group member. Candidates come from the running minimum ``d_group``;
+    the winner is decided with direct distances (first record on ties).
+    """
+    d = np.where(pool.alive & ~in_group, d_group, np.inf)
+    best = d.min()
+    cand = np.flatnonzero(d <= best + pool.tol(pool.X[members[0]]) * 4)
+    M = pool.X[members]
+    exact = np.array([sqdist(M, pool.X[c]).min() for c in cand])
+    i = int(np.argmin(exact))
+    return int(cand[i]), float(np.sqrt(exact[i]))
+
+
+def ivmdav(arr: np.ndarray, k: int, gamma: float, m: int,
+                  self_neighbour: bool) -> np.ndarray:
+    """:func:`ivmdav` on the vectorised numpy engine (used without numba)."""
+    labels = unlabelled(arr)
+    pool = _Pool(arr)
+    g = 0
+    while len(pool) >= 3 * k:
+        r = pool.farthest(pool.centroid())
+        xr = pool.X[r].copy()
+        ys = pool.group_around(r, m)
+        group = list(ys[:k])
+        d_cands = pool.approx(pool.X[ys[k:]])  # one pass over the pool for all candidates
+        for y, d_y in zip(ys[k:], d_cands, strict=True):
+            if len(group) >= 2 * k - 1:
+                break
+            # with z_1 = y itself, z_k is the (k-1)-th nearest other unassigned record
+            need = k - 1 if self_neighbour else k
+            zs = pool.nearest(pool.X[y], need, exclude=np.append(group, y), d=d_y)
+            if zs.size < need or need == 0:
+                continue
+            d2 = np.sqrt(pool.exact(zs[-1:], pool.X[y])[0])
+            d1 = np.sqrt(sqdist(pool.X[y][None, :], xr)[0])
+            if d2 > gamma * d1:
+                group.append(y)
+        labels[pool.remove(np.asarray(group))] = g
+        g += 1
+    return _last_groups(pool, labels, g, k)

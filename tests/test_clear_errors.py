@@ -1,0 +1,117 @@
+"""Errors that say what is wrong, in the user's terms (issue "Reliability", points 8 and 9).
+
+Each case used to end in an internal message (a numpy sampling error, a broadcast mismatch,
+an unhashable type, a keyword error) or to be accepted silently.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import microagg as ma
+
+
+@pytest.fixture()
+def X() -> np.ndarray:
+    return np.random.default_rng(0).normal(size=(30, 3))
+
+
+def test_gomm_with_one_attribute(X):
+    with pytest.raises(ValueError, match="at least 2 attributes"):
+        ma.gomm(X[:, :1], 3, population=4, generations=1, progress=False)
+
+
+def test_method_given_as_a_list(X):
+    with pytest.raises(TypeError, match="one name, not a list"):
+        ma.microaggregate(pd.DataFrame(X, columns=list("abc")), 3, method=["mdav"])
+
+
+def test_option_of_another_method(X):
+    with pytest.raises(ValueError, match=r"\['gamma'\] do not apply to method 'mdav'"):
+        ma.microaggregate(pd.DataFrame(X, columns=list("abc")), 3, gamma=1.1)
+
+
+@pytest.mark.parametrize("value", ["no", "yes", 0, 1, None])
+def test_ivmdav_self_neighbour_must_be_a_bool(X, value):
+    with pytest.raises(TypeError, match="self_neighbour must be True or False"):
+        ma.ivmdav(X, 3, self_neighbour=value)
+
+
+def test_ivmdav_self_neighbour_false_still_works(X):
+    assert ma.is_k_partition(ma.ivmdav(X, 3, self_neighbour=np.bool_(False)), 3)
+
+
+@pytest.mark.parametrize("f", [ma.mdav, ma.vmdav, ma.sst, ma.standardize])
+def test_masked_values_are_not_ignored(X, f):
+    masked = np.ma.masked_array(X, mask=X > 1.5)
+    with pytest.raises(ValueError, match="masked value"):
+        f(masked) if f in (ma.sst, ma.standardize) else f(masked, 3)
+    unmasked = np.ma.masked_array(X, mask=np.zeros_like(X, dtype=bool))
+    assert np.array_equal(ma.mdav(unmasked, 3), ma.mdav(X, 3))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: np.random.default_rng(5),
+    lambda: np.random.SeedSequence(5),
+    lambda: np.random.PCG64(5),
+    lambda: 5,
+    lambda: [5, 6],
+])
+def test_hybrid_takes_the_seeds_ga_partition_takes(X, make):
+    a = ma.hybrid(X, 3, K=9, seed=make(), iterations=20)
+    b = ma.hybrid(X, 3, K=9, seed=make(), iterations=20)
+    assert ma.is_k_partition(a, 3) and np.array_equal(a, b)
+    ma.ga_partition(X[:9], 3, seed=make(), iterations=5)
+
+
+@pytest.mark.parametrize("seed, error", [("abc", TypeError), (1.5, TypeError),
+                                         (-1, ValueError)])
+def test_bad_seeds_are_named(X, seed, error):
+    for call in (lambda: ma.hybrid(X, 3, seed=seed, iterations=5),
+                 lambda: ma.ga_partition(X[:9], 3, seed=seed, iterations=5)):
+        with pytest.raises(error, match="seed must be"):
+            call()
+
+
+@pytest.mark.parametrize("k", range(1, 12))
+@pytest.mark.parametrize("partitioning", ["two-step", "one-step"])
+def test_hybrid_default_K_is_valid_for_every_k(X, k, partitioning):
+    res = ma.hybrid(X, k, partitioning=partitioning, iterations=5, seed=0, return_details=True)
+    assert ma.is_k_partition(res.labels, k)
+    assert res.K >= k and (partitioning == "one-step" or res.K % k == 0)
+    if k in (1, 3, 7):
+        assert res.K == 21  # the paper's K where it applies
+
+
+def test_hybrid_K_error_suggests_valid_values(X):
+    with pytest.raises(ValueError, match=r"K=18 or K=21, or leave K unset"):
+        ma.hybrid(X, 3, K=20, iterations=5)
+
+
+def test_optimal_univariate_of_large_values():
+    x = np.random.default_rng(1).normal(size=30)
+    assert np.array_equal(ma.optimal_univariate(x * 1e154, 3), ma.optimal_univariate(x, 3))
+
+
+@pytest.mark.parametrize("standardize", [True, False])
+def test_disclosure_measures_of_values_near_1e200(X, standardize):
+    P = ma.aggregate(X, ma.mdav(X, 3))
+    for f in (ma.distance_linkage_disclosure, ma.interval_disclosure, ma.score):
+        assert f(X * 1e200, P * 1e200, standardize=standardize) == pytest.approx(
+            f(X, P, standardize=standardize), rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize("labels, error, match", [
+    (lambda lab: lab * 1e20, ValueError, "below 2\\*\\*53"),
+    (lambda lab: lab + 0.5, TypeError, "non-integer"),
+    (lambda lab: np.where(lab == 0, np.nan, lab), ValueError, "NaN"),
+    (lambda lab: np.full(lab.shape, 2**63, dtype=np.uint64), ValueError, "int64"),
+    (lambda lab: lab.astype(bool), TypeError, "integers"),
+])
+def test_labels_are_checked_as_integers(X, labels, error, match):
+    lab = ma.mdav(X, 3)
+    for f in (ma.sse, ma.aggregate, ma.information_loss):
+        with pytest.raises(error, match=match):
+            f(X, labels(lab))

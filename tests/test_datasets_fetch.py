@@ -1,0 +1,250 @@
+"""The reference data files: fetching, verifying, caching (issue "Reliability", points 6 and 7,
+and the data fetcher).
+
+No test reaches the internet: the files are served by an HTTP server on 127.0.0.1 started here
+(``MICROAGG_DATA_URL`` points at it), the cache is a temporary folder (``MICROAGG_CACHE``), and
+every other test runs with ``MICROAGG_OFFLINE=1`` (``tests/conftest.py``).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import http.server
+import os
+import pickle
+import threading
+from pathlib import Path
+
+import pytest
+
+from microagg import _datafiles, datasets
+from microagg._cli import main
+
+REAL = Path(datasets.data_dir())
+HAVE_REAL = all((REAL / f).is_file() for f in datasets.FILES)
+needs_data = pytest.mark.skipif(not HAVE_REAL, reason="needs the reference data in data/raw")
+TINY = "tiny.data"
+TINY_BYTES = b"1,2,3\n4,5,6\n"
+
+
+class _Server:
+    """A static file server on 127.0.0.1 (random port), counting requests."""
+
+    def __init__(self, folder: Path) -> None:
+        self.requests: list[str] = []
+        outer = self
+
+        class Handler(http.server.SimpleHTTPRequestHandler):
+            def log_message(self, *args):  # quiet
+                outer.requests.append(self.path)
+
+        self.httpd = http.server.ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(Handler, directory=str(folder)))
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/data"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture()
+def served(tmp_path, monkeypatch):
+    """Serve ``tmp_path/www/data``; downloads allowed, an empty data folder, a fresh cache."""
+    www = tmp_path / "www" / "data"
+    www.mkdir(parents=True)
+    empty, cache = tmp_path / "empty", tmp_path / "cache"
+    empty.mkdir()
+    server = _Server(tmp_path / "www")
+    monkeypatch.setenv("MICROAGG_DATA", str(empty))
+    monkeypatch.setenv("MICROAGG_CACHE", str(cache))
+    monkeypatch.setenv("MICROAGG_DATA_URL", server.url)
+    monkeypatch.delenv("MICROAGG_OFFLINE", raising=False)
+    monkeypatch.setattr(datasets, "_PARSED", {})
+    server.www, server.cache, server.empty = www, cache, empty
+    yield server
+    server.close()
+
+
+@pytest.fixture()
+def tiny(monkeypatch):
+    """A small extra entry in FILES, so the fetch mechanics need no real data."""
+    sha = hashlib.sha256(TINY_BYTES).hexdigest()
+    monkeypatch.setitem(_datafiles.FILES, TINY, {"sha256": sha, "source": "a test file",
+                                                 "url": "https://example.invalid/tiny.data"})
+    return sha
+
+
+# -- the fetcher ---------------------------------------------------------------------------------
+
+@needs_data
+def test_load_fetches_a_missing_file_once_and_checks_it(served):
+    (served.www / "Tarragona.rda").write_bytes((REAL / "Tarragona.rda").read_bytes())
+    df = datasets.load("tarragona")
+    assert df.shape == (834, 13)
+    cached = served.cache / "Tarragona.rda"
+    assert _datafiles.sha256_of(cached) == datasets.FILES["Tarragona.rda"]["sha256"]
+    assert served.requests == ["/data/Tarragona.rda"]
+    assert datasets.load("tarragona").equals(df)
+    assert served.requests == ["/data/Tarragona.rda"]  # served from the cache now
+    assert not any(served.empty.iterdir())  # nothing written into the data folder
+
+
+def test_fetch_downloads_into_the_cache(served, tiny):
+    (served.www / TINY).write_bytes(TINY_BYTES)
+    paths = datasets.fetch([TINY])
+    assert paths[TINY] == served.cache / TINY
+    assert paths[TINY].read_bytes() == TINY_BYTES
+
+
+def test_a_checksum_mismatch_is_refused_and_nothing_is_cached(served, tiny):
+    (served.www / TINY).write_bytes(b"1,2,3\n4,5,7\n")
+    with pytest.raises(datasets.DataNotFoundError) as info:
+        datasets.fetch([TINY])
+    msg = str(info.value)
+    assert TINY in msg and f"{served.url}/{TINY}" in msg and "SHA-256" in msg
+    assert "MICROAGG_DATA" in msg  # the manual route
+    assert not served.cache.exists() or not any(served.cache.iterdir())
+
+
+def test_offline_forbids_any_download(served, tiny, monkeypatch):
+    (served.www / TINY).write_bytes(TINY_BYTES)
+    monkeypatch.setenv("MICROAGG_OFFLINE", "1")
+    with pytest.raises(datasets.DataNotFoundError) as info:
+        datasets.fetch([TINY])
+    msg = str(info.value)
+    assert TINY in msg and f"{served.url}/{TINY}" in msg and "MICROAGG_OFFLINE" in msg
+    assert served.requests == []
+
+
+def test_an_unreachable_server_is_a_clear_error(served, tiny, monkeypatch):
+    monkeypatch.setenv("MICROAGG_DATA_URL", "http://127.0.0.1:9/nowhere")
+    with pytest.raises(datasets.DataNotFoundError) as info:
+        datasets.fetch([TINY])
+    msg = str(info.value)
+    assert "could not download" in msg and "http://127.0.0.1:9/nowhere/tiny.data" in msg
+    assert "\n" not in msg
+
+
+def test_a_missing_file_on_the_server(served, tiny):
+    with pytest.raises(datasets.DataNotFoundError, match="404"):
+        datasets.fetch([TINY])
+
+
+def test_the_data_folder_comes_before_the_cache(served, tiny):
+    (served.empty / TINY).write_bytes(TINY_BYTES)
+    assert datasets.fetch([TINY])[TINY] == served.empty / TINY
+    assert served.requests == []
+
+
+def test_errors_outside_a_checkout_name_no_make_and_no_site_packages(tmp_path, monkeypatch):
+    monkeypatch.setattr(_datafiles, "checkout_root", lambda: None)
+    monkeypatch.delenv("MICROAGG_DATA", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert datasets.data_dir() == datasets.cache_dir()
+    with pytest.raises(datasets.DataNotFoundError) as info:
+        datasets.load("census")
+    msg = str(info.value)
+    assert "CASCrefmicrodata.rda" in msg and datasets.FILES["CASCrefmicrodata.rda"]["url"] in msg
+    assert "make data" not in msg and "site-packages" not in msg and "MICROAGG_DATA" in msg
+
+
+def test_cli_data_download(served, tiny, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(_datafiles, "FILES", {TINY: _datafiles.FILES[TINY]})
+    (served.www / TINY).write_bytes(TINY_BYTES)
+    assert main(["data", "--download"]) == 0
+    assert (served.cache / TINY).read_bytes() == TINY_BYTES
+    dest = tmp_path / "dest"
+    assert main(["data", "--download", "--dest", str(dest)]) == 0
+    assert (dest / TINY).read_bytes() == TINY_BYTES
+    assert "verified" in capsys.readouterr().out
+
+
+# -- 6. no code from a cache -----------------------------------------------------------------------
+
+def test_no_pickle_in_the_package():
+    import re
+
+    use = re.compile(r"import pickle|read_pickle|to_pickle|pickle\.loads?\(|allow_pickle=True")
+    sources = Path(datasets.__file__).parent.rglob("*.py")
+    assert not [p.name for p in sources if use.search(p.read_text())]
+
+
+class _Planted:
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.touch, (self.marker,))
+
+
+@needs_data
+def test_a_planted_pickle_is_never_run_and_nothing_is_written(tmp_path, monkeypatch):
+    folder = tmp_path / "data"
+    (folder / ".cache").mkdir(parents=True)
+    (folder / "EIA.rda").write_bytes((REAL / "EIA.rda").read_bytes())
+    marker = tmp_path / "pwned"
+    (folder / ".cache" / "EIA.rda.pkl").write_bytes(pickle.dumps(_Planted(marker)))
+    future = (folder / "EIA.rda").stat().st_mtime_ns + 10**9
+    os.utime(folder / ".cache" / "EIA.rda.pkl", ns=(future, future))
+    before = sorted(p.relative_to(folder) for p in folder.rglob("*"))
+    monkeypatch.setenv("MICROAGG_DATA", str(folder))
+    monkeypatch.setattr(datasets, "_PARSED", {})
+    assert datasets.load("eia").shape == (4092, 11)
+    assert not marker.exists(), "load() ran code from a pickle"
+    assert sorted(p.relative_to(folder) for p in folder.rglob("*")) == before
+
+
+# -- 7. verification -----------------------------------------------------------------------------
+
+@needs_data
+def test_a_same_size_edit_with_the_old_mtime_is_caught(tmp_path, monkeypatch):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    path = folder / "Tarragona.rda"
+    path.write_bytes((REAL / "Tarragona.rda").read_bytes())
+    monkeypatch.setenv("MICROAGG_DATA", str(folder))
+    datasets.load("tarragona")
+    st = path.stat()
+    data = bytearray(path.read_bytes())
+    data[-10] ^= 0xFF
+    path.write_bytes(bytes(data))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    with pytest.raises(datasets.DataNotFoundError, match="SHA-256"):
+        datasets.load("tarragona")
+
+
+def test_data_command_verifies_before_copying(tmp_path, tiny, capsys, monkeypatch):
+    monkeypatch.setattr(_datafiles, "FILES", {TINY: _datafiles.FILES[TINY]})
+    source, dest = tmp_path / "source", tmp_path / "dest"
+    source.mkdir()
+    (source / TINY).write_bytes(b"corrupted\n")
+    assert main(["data", "--source", str(source), "--dest", str(dest)]) == 2
+    assert "SHA-256" in capsys.readouterr().err
+    assert not dest.exists() or not any(dest.iterdir())  # nothing unverified, no temporary
+    (source / TINY).write_bytes(TINY_BYTES)
+    assert main(["data", "--source", str(source), "--dest", str(dest)]) == 0
+    assert (dest / TINY).read_bytes() == TINY_BYTES
+
+
+@needs_data
+def test_corrupted_source_is_not_copied_and_info_reports_checksums(tmp_path, capsys,
+                                                                   monkeypatch):
+    source, dest = tmp_path / "source", tmp_path / "dest"
+    source.mkdir()
+    for fname in datasets.FILES:
+        (source / fname).write_bytes((REAL / fname).read_bytes())
+    (source / "EIA.rda").write_bytes(b"x" * (REAL / "EIA.rda").stat().st_size)
+    assert main(["data", "--source", str(source), "--dest", str(dest)]) == 2
+    assert not (dest / "EIA.rda").exists()
+    (dest / "EIA.rda").write_bytes(b"x" * 10)  # a bad file put there by hand
+    monkeypatch.setenv("MICROAGG_DATA", str(dest))
+    capsys.readouterr()
+    assert main(["info"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    lines = {f: next(ln for ln in out if f" {f} " in ln) for f in datasets.FILES}
+    assert "WRONG SHA-256" in lines["EIA.rda"]
+    assert lines["CASCrefmicrodata.rda"].split()[0] == "ok"
+    assert "missing" in lines["water-treatment.data"] or "ok" in lines["water-treatment.data"]

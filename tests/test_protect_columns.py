@@ -1,0 +1,121 @@
+"""microaggregate's choice of columns: explicit, reported, and never a numeric column by accident.
+
+Issue "Reliability", points 2 (duplicate names) and 3 (numbers read as text, index columns,
+the report of protected and passed-through columns), and the ``columns="age"`` case of point 9.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import microagg as ma
+
+N = 30
+
+
+@pytest.fixture()
+def rng() -> np.random.Generator:
+    return np.random.default_rng(0)
+
+
+def _released_unchanged(df: pd.DataFrame, out: pd.DataFrame, col: str) -> bool:
+    return bool((df[col].to_numpy() == out[col].to_numpy()).all())
+
+
+def test_duplicate_column_names_are_an_error_naming_them(rng):
+    a, b, w = rng.normal(size=(3, N))
+    df = pd.DataFrame(np.c_[a, b, w], columns=["age", "age", "w"])
+    with pytest.raises(ValueError, match=r"duplicate column names \['age'\]"):
+        ma.microaggregate(df, k=3)
+    with pytest.raises(ValueError, match="duplicate"):
+        ma.microaggregate(df, k=3, columns=["w"])
+
+
+@pytest.mark.parametrize("kind, values, sample", [
+    ("thousands separator", [f"{1000 + 37 * i:,}" for i in range(N)], "1,000"),
+    ("currency", [f"${i}" for i in range(N)], "$0"),
+    ("stray x", [str(i) for i in range(N - 1)] + ["x"], "x"),
+    ("stray dash", [str(i) for i in range(N - 1)] + ["-"], "-"),
+    ("percent", [f"{i}%" for i in range(N)], "0%"),
+    ("object dtype", pd.Series(range(N), dtype=object), "0"),
+])
+def test_numbers_stored_as_text_are_an_error_naming_column_and_sample(rng, kind, values,
+                                                                      sample):
+    df = pd.DataFrame({"a": rng.normal(size=N), "v": values, "town": ["t"] * N})
+    with pytest.raises(ValueError) as info:
+        ma.microaggregate(df, k=3)
+    msg = str(info.value)
+    assert "'v'" in msg and sample in msg and "text" in msg
+    assert "'town'" not in msg  # a true text column is not numeric-looking
+    # naming the columns is the explicit way out: "v" then passes through, reported
+    out, rep = ma.microaggregate(df, k=3, columns=["a"], return_info=True)
+    assert rep.columns == ["a"] and rep.passed_through == ["v", "town"]
+    assert _released_unchanged(df, out, "v")
+
+
+def test_text_read_from_a_csv_with_a_stray_entry(rng):
+    text = "a,b\n" + "".join(f"{x:.3f},{i}\n" for i, x in enumerate(rng.normal(size=N)))
+    text = text.replace(",7\n", ",n/a?\n")
+    df = pd.read_csv(io.StringIO(text))
+    with pytest.raises(ValueError, match=r"'b' \(e\.g\. 'n/a\?'\)"):
+        ma.microaggregate(df, k=3)
+
+
+@pytest.mark.parametrize("how", ["to_csv with index", "reset_index"])
+def test_an_index_column_is_not_a_quasi_identifier(rng, how):
+    df = pd.DataFrame({"a": rng.normal(size=N), "b": rng.normal(size=N)})
+    if how == "to_csv with index":
+        buf = io.StringIO()
+        df.to_csv(buf)
+        df = pd.read_csv(io.StringIO(buf.getvalue()))
+        index = "Unnamed: 0"
+    else:
+        df = df.reset_index()
+        index = "index"
+    out, info = ma.microaggregate(df, k=3, return_info=True)
+    assert info.columns == ["a", "b"] and info.passed_through == [index]
+    assert any("row index" in note for note in info.notes)
+    assert _released_unchanged(df, out, index)
+    # the groups are not driven by row numbers: same partition as without the column
+    assert np.array_equal(info.labels, ma.mdav(ma.standardize(df[["a", "b"]]), 3))
+    # named explicitly, it is protected
+    _, named = ma.microaggregate(df, k=3, columns=[index, "a"], return_info=True)
+    assert named.columns == [index, "a"]
+
+
+def test_an_integer_column_that_is_not_a_row_index_is_protected(rng):
+    df = pd.DataFrame({"age": rng.integers(18, 90, N), "b": rng.normal(size=N)})
+    _, info = ma.microaggregate(df, k=3, return_info=True)
+    assert info.columns == ["age", "b"] and info.notes == []
+
+
+def test_info_reports_protected_and_passed_through_columns(rng):
+    df = pd.DataFrame({"a": rng.normal(size=N), "town": ["t"] * N, "flag": [True] * N,
+                       "b": rng.normal(size=N)})
+    _, info = ma.microaggregate(df, k=3, return_info=True)
+    assert info.columns == ["a", "b"]
+    assert info.passed_through == ["town", "flag"]
+
+
+def test_a_string_means_one_column(rng):
+    df = pd.DataFrame({"age": rng.normal(size=N), "a": rng.normal(size=N),
+                       "g": rng.normal(size=N), "e": rng.normal(size=N)})
+    out, info = ma.microaggregate(df, k=3, columns="age", return_info=True)
+    assert info.columns == ["age"]
+    assert all(_released_unchanged(df, out, c) for c in "age"[1:] + "a")
+
+
+def test_a_column_named_twice_is_an_error(rng):
+    df = pd.DataFrame({"a": rng.normal(size=N), "b": rng.normal(size=N)})
+    with pytest.raises(ValueError, match="more than once"):
+        ma.microaggregate(df, k=3, columns=["a", "a"])
+
+
+def test_zero_variance_error_names_the_column(rng):
+    df = pd.DataFrame({"age": rng.normal(size=N), "const": np.ones(N)})
+    with pytest.raises(ValueError, match=r"\['const'\] have zero variance"):
+        ma.microaggregate(df, k=3)

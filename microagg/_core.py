@@ -20,12 +20,13 @@ paper in the book; :ref:`chap-foundations` explains them.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._validate import as_labels, as_matrix, check_k
+from ._validate import as_labels, as_matrix, check_k, scale_exponent, unscale_square
 
 __all__ = [
     "standardize",
@@ -65,28 +66,49 @@ def standardize(X: Any) -> Any:
     Raises
     ------
     ValueError
-        If a column has zero variance (it cannot be standardised), or on
-        NaN/inf/empty input.
+        If a column has zero variance (it cannot be standardised; the message
+        names it), or on NaN/inf/empty input.
     TypeError
         On non-numeric columns.
+
+    Notes
+    -----
+    A column whose values are beyond about ``1e30`` (or all below ``1e-30``) is
+    first multiplied by a power of two, which is exact, so its z-scores are those
+    of exact arithmetic instead of zeros from an overflowing variance.
 
     See Also
     --------
     sst : equals ``n * p`` on standardised data.
     """
     arr = as_matrix(X)
+    names = list(X.columns) if isinstance(X, pd.DataFrame) else list(range(arr.shape[1]))
+    Z = zscores(arr, names)
+    if isinstance(X, pd.DataFrame):
+        return pd.DataFrame(Z, index=X.index, columns=X.columns)
+    return Z
+
+
+def zscores(arr: np.ndarray, names: list[Any]) -> np.ndarray:
+    """:func:`standardize` of a checked array; errors name the columns by ``names``."""
+    # Columns beyond ~1e30 or below ~1e-30 are first multiplied by a power of two (exact):
+    # their squares would overflow or underflow, and z-scores do not depend on the unit.
+    e = scale_exponent(arr, axis=0)
+    if e.any():
+        arr = np.ldexp(arr, e)
     mean = arr.mean(axis=0)
     std = arr.std(axis=0)  # ddof=0: population standard deviation
     zero = np.flatnonzero(std == 0)
     if zero.size:
-        names = [X.columns[j] for j in zero] if isinstance(X, pd.DataFrame) else zero.tolist()
         raise ValueError(
-            f"column(s) {names} have zero variance (a constant value) and cannot be "
-            "standardised; drop them: they carry no information to protect"
+            f"column(s) {[names[j] for j in zero]} have zero variance (a constant value) and "
+            "cannot be standardised; drop them: they carry no information to protect"
         )
     Z = (arr - mean) / std
-    if isinstance(X, pd.DataFrame):
-        return pd.DataFrame(Z, index=X.index, columns=X.columns)
+    bad = np.flatnonzero(~np.isfinite(Z).all(axis=0))
+    if bad.size:  # not expected after rescaling; never return a silently wrong z-score
+        raise ValueError(f"column(s) {[names[j] for j in bad]} cannot be standardised in "
+                         "float64 (their spread is too small relative to their values)")
     return Z
 
 
@@ -102,10 +124,60 @@ def sst(X: Any) -> float:
     --------
     >>> sst([[0.0], [2.0]])
     2.0
+
+    Raises
+    ------
+    ValueError
+        If the sum exceeds the float64 range (values beyond about ``1e150``).
     """
     arr = as_matrix(X)
+    e = scale_exponent(arr)
+    return unscale_square(_sst(np.ldexp(arr, e) if e else arr), e, "SST")
+
+
+def _sst(arr: np.ndarray) -> float:
     centred = arr - arr.mean(axis=0)
     return float(np.einsum("ij,ij->", centred, centred))
+
+
+def sse_any_scale(arr: np.ndarray, labels: np.ndarray) -> float:
+    """SSE of checked data in their own units, for result objects: ``inf`` beyond float64.
+
+    (Public :func:`sse` raises instead.) Computed on the data rescaled by a power of
+    two where squares would overflow or underflow.
+    """
+    e = scale_exponent(arr)
+    if not e:
+        return _sse(arr, labels)
+    return _ldexp_or_inf(_sse(np.ldexp(arr, e), labels), -2 * e)
+
+
+def loss_summary(arr: np.ndarray, labels: np.ndarray) -> tuple[float, float, float]:
+    """``(sse, sst, information_loss)`` of checked data, for result objects.
+
+    IL is measured scale-free (finite for any finite data); SSE and SST are in the
+    data's units, ``inf`` where float64 cannot hold them; IL is 0 when SST is 0.
+    """
+    e = scale_exponent(arr)
+    scaled = np.ldexp(arr, e) if e else arr
+    within, total = _sse(scaled, labels), _sst(scaled)
+    il = 100.0 * within / total if total else 0.0
+    if e:
+        within, total = (_ldexp_or_inf(v, -2 * e) for v in (within, total))
+    return within, total, il
+
+
+def _ldexp_or_inf(value: float, e: int) -> float:
+    try:
+        return math.ldexp(value, e)
+    except OverflowError:
+        return math.inf
+
+
+def _sse(arr: np.ndarray, lab: np.ndarray) -> float:
+    inverse, counts = _group_index(lab)
+    diff = arr - _centroids(arr, inverse, counts)[inverse]
+    return float(np.einsum("ij,ij->", diff, diff))
 
 
 def _group_index(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -138,12 +210,24 @@ def sse(X: Any, labels: Any) -> float:
     --------
     >>> sse([[0.0], [2.0], [10.0], [12.0]], [0, 0, 1, 1])
     4.0
+
+    Raises
+    ------
+    ValueError
+        If the labels are not integers or do not match the data, or if the sum
+        exceeds the float64 range (values beyond about ``1e150``;
+        :func:`information_loss`, a ratio, has no such limit).
+
+    Notes
+    -----
+    Computed on the data times a power of two where squares would overflow or
+    underflow (exact); a sum below the float64 range (values below about
+    ``1e-160``) is returned as the nearest float, possibly 0.0.
     """
     arr = as_matrix(X)
     lab = as_labels(labels, arr.shape[0])
-    inverse, counts = _group_index(lab)
-    diff = arr - _centroids(arr, inverse, counts)[inverse]
-    return float(np.einsum("ij,ij->", diff, diff))
+    e = scale_exponent(arr)
+    return unscale_square(_sse(np.ldexp(arr, e) if e else arr, lab), e, "SSE")
 
 
 def information_loss(X: Any, labels: Any) -> float:
@@ -158,11 +242,22 @@ def information_loss(X: Any, labels: Any) -> float:
     --------
     >>> round(information_loss([[0.0], [2.0], [10.0], [12.0]], [0, 0, 1, 1]), 3)
     3.846
+
+    Notes
+    -----
+    The ratio does not depend on the unit of the data, so it is measured on the
+    data rescaled by a power of two where their squares would overflow or
+    underflow: it is finite for every finite input.
     """
-    total = sst(X)
+    arr = as_matrix(X)
+    lab = as_labels(labels, arr.shape[0])
+    e = scale_exponent(arr)
+    if e:
+        arr = np.ldexp(arr, e)
+    total = _sst(arr)
     if total == 0:
         raise ValueError("SST is zero (all records are identical): information loss is undefined")
-    return 100.0 * sse(X, labels) / total
+    return 100.0 * _sse(arr, lab) / total
 
 
 def aggregate(X: Any, labels: Any) -> Any:
@@ -185,7 +280,10 @@ def aggregate(X: Any, labels: Any) -> Any:
     arr = as_matrix(X)
     lab = as_labels(labels, arr.shape[0])
     inverse, counts = _group_index(lab)
-    out = _centroids(arr, inverse, counts)[inverse]
+    e = scale_exponent(arr)  # sums of values near 1e308 would overflow: rescale (exact)
+    out = _centroids(np.ldexp(arr, e) if e else arr, inverse, counts)[inverse]
+    if e:
+        out = np.ldexp(out, -e)
     if isinstance(X, pd.DataFrame):
         return pd.DataFrame(out, index=X.index, columns=X.columns)
     return out

@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._core import relabel, sse
+from ._core import relabel, sse, sse_any_scale
 from ._ga_kernels import _ga_core, _seed_state
-from ._validate import as_labels, as_matrix, check_k
+from ._validate import as_labels, as_matrix, check_k, check_seed, rescaled
 from ._validate import check_count as _check_count
 
 __all__ = ["GAResult", "ga_partition"]
@@ -32,7 +32,8 @@ class GAResult:
     labels : numpy.ndarray of int64, shape (n,)
         The best k-partition found, labelled 0, 1, ... by first appearance.
     sse : float
-        Its within-group sum of squares (computed by :func:`microagg.sse`).
+        Its within-group sum of squares (as :func:`microagg.sse`; ``inf`` if it
+        exceeds the float64 range, for values beyond about ``1e150``).
     history : pandas.DataFrame
         One row per generation (row 0: the initial population) with columns
         ``best`` (fitness of the best chromosome so far) and ``mean`` (mean
@@ -116,7 +117,7 @@ def ga_partition(X: Any, k: int, *, population: int = 10, mutation_rate: float =
     population, mutation_rate, crossover_rate, iterations : default 10, 0.1, 0.5, 10_000
         Chromosomes, per-gene probability of moving a record to a random group,
         probability that two parents cross over, generations (the paper's Table 1).
-    seed : int or numpy SeedSequence, optional
+    seed : int, numpy SeedSequence or Generator, optional
         Seed for ``numpy.random.default_rng``, which seeds the GA's own
         xorshift128 generator; same seed, same result, with or without numba.
         A run with fewer ``iterations`` is a prefix of a longer run.
@@ -159,13 +160,20 @@ def ga_partition(X: Any, k: int, *, population: int = 10, mutation_rate: float =
     for r, lab in enumerate(given):
         pop[r] = lab
     history = np.zeros((ga["iterations"] + 1, 2))
-    Xc = arr - arr.mean(axis=0)  # SSE is shift-invariant; centring keeps sums small
+    Xc = _centred(arr)
     best, _ = _ga_core(Xc, k, pop, len(given), ga["mutation_rate"], ga["crossover_rate"],
-                       ga["iterations"], _seed_state(seed), history)
+                       ga["iterations"], _seed_state(check_seed(seed)), history)
     labels = relabel(best)
-    return GAResult(labels=labels, sse=sse(arr, labels),
+    return GAResult(labels=labels, sse=sse_any_scale(arr, labels),
                     history=pd.DataFrame(history, columns=["best", "mean"]).rename_axis(
                         "generation"))
+
+
+def _centred(arr: np.ndarray) -> np.ndarray:
+    """The data centred (SSE is shift-invariant; small sums), times a power of two if
+    squares would overflow or underflow (exact: values beyond ~1e30 or below ~1e-30)."""
+    scaled = rescaled(arr)
+    return scaled - scaled.mean(axis=0)
 
 
 def _ga_labels(Xsub: np.ndarray, k: int, population: int, mutation_rate: float,

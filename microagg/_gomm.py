@@ -140,7 +140,7 @@ def gomm(X: Any, k: int, *, population: int = 200, generations: int = 100,
     Parameters
     ----------
     X : array_like, shape (n, p)
-        Original data; standardised inside (population sd).
+        Original data, ``p >= 2`` attributes; standardised inside (population sd).
     k : int
         Minimum cluster size of each attribute group's microaggregation.
     population, generations, crossovers, mutations_per_operator : int
@@ -171,8 +171,7 @@ def gomm(X: Any, k: int, *, population: int = 200, generations: int = 100,
     True
     """
     clock = (time.perf_counter(), time.process_time())
-    Z = standardize(as_matrix(X))
-    k = check_k(k, Z.shape[0])
+    Z, k = _prepare(X, k)
     settings = _check_settings(population, generations, crossovers, mutations_per_operator,
                                patience)
     rng = np.random.default_rng(seed)
@@ -198,6 +197,17 @@ def gomm(X: Any, k: int, *, population: int = 200, generations: int = 100,
                    k=k, dynamic=dynamic, clock=clock, settings=settings,
                    switched_off=schedule.switched_off,
                    computed=evaluate.groups.n_computed - computed_before)
+
+
+def _prepare(X: Any, k: Any) -> tuple[np.ndarray, int]:
+    """The standardised data and ``k``, checked; GOMM needs two attributes to group."""
+    Z = standardize(as_matrix(X))
+    k = check_k(k, Z.shape[0])
+    if Z.shape[1] < 2:
+        raise ValueError("gomm searches groupings of the attributes and needs at least 2 "
+                         f"attributes, got {Z.shape[1]}; with one attribute the only grouping "
+                         "is [[0]] (score it with microagg.score_grouping(X, [[0]], k))")
+    return Z, k
 
 
 def _check_settings(population: Any, generations: Any, crossovers: Any,

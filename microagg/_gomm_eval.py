@@ -32,7 +32,7 @@ from ._core import standardize as _standardize
 from ._methods import method_function
 from ._risk import ScoreBreakdown
 from ._risk_kernels import dld_standardized, id_counts, principal_axes
-from ._validate import as_matrix, check_k
+from ._validate import as_matrix, check_k, scale_exponent
 
 __all__ = ["multivariate", "score_grouping", "k_anonymity_level", "gomm_cache_info",
            "gomm_cache_clear"]
@@ -221,6 +221,9 @@ def multivariate(X: Any, groups: Sequence[Sequence[int]], k: int, *,
     n, p = arr.shape
     k = check_k(k, n)
     canon = _check_groups(groups, p)
+    e = scale_exponent(arr)  # values near 1e308 would overflow the sums: rescale (exact)
+    if e:
+        arr = np.ldexp(arr, e)
     Z = _standardize(arr) if standardize else arr
     cache = _cache_for(Z, k, method)
     out = np.empty_like(arr)
@@ -228,7 +231,7 @@ def multivariate(X: Any, groups: Sequence[Sequence[int]], k: int, *,
         entry = cache.get(cols)
         means = _group_means(arr[:, list(cols)], entry.labels, entry.n_labels)
         out[:, list(cols)] = means[entry.labels]
-    return out
+    return np.ldexp(out, -e) if e else out
 
 
 def k_anonymity_level(protected: Any) -> int:

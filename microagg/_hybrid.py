@@ -12,12 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from ._core import aggregate, relabel, sse
+from ._core import aggregate, relabel, sse_any_scale
 from ._genetic import _ga_labels, ga_settings
 from ._mdav import mdav
 from ._progress import progress as _progress_bar
-from ._validate import as_matrix, check_k
+from ._validate import as_matrix, check_k, check_seed, rescaled
 from ._validate import check_count as _check_count
+
+#: The genetic paper's macrogroup size (its Table 2 uses K = 21 with k = 3).
+DEFAULT_K = 21
 
 __all__ = ["HybridResult", "hybrid", "macrogroups"]
 
@@ -35,12 +38,14 @@ class HybridResult:
     macrogroups : numpy.ndarray of int64, shape (n,)
         The macrogroup of every record (the pieces the GA was run on).
     sse : float
-        SSE of ``labels``.
+        SSE of ``labels`` (``inf`` if it exceeds the float64 range).
     partitioning : str
         ``"one-step"`` or ``"two-step"``.
     start : numpy.ndarray of int64 or None
         Two-step only: the MDAV k-partition the GA started from (its SSE is an
         upper bound for ``sse``, Lemma 1).
+    K : int
+        The macrogroup size used (chosen from ``k`` unless given).
     """
 
     labels: np.ndarray
@@ -48,6 +53,7 @@ class HybridResult:
     sse: float
     partitioning: str
     start: np.ndarray | None = field(default=None, repr=False)
+    K: int = DEFAULT_K
 
     @property
     def n_macrogroups(self) -> int:
@@ -62,7 +68,7 @@ def _ga_per_macrogroup(arr: np.ndarray, k: int, macro: np.ndarray, start: np.nda
     M = int(macro.max()) + 1
     members = [np.flatnonzero(macro == g) for g in range(M)]
     states = [np.random.default_rng(s).integers(1, 2**32, size=4, dtype=np.int64)
-              for s in np.random.SeedSequence(seed).spawn(M)]
+              for s in _spawn(seed, M)]
 
     def run(g: int) -> np.ndarray:
         idx = members[g]
@@ -84,6 +90,61 @@ def _ga_per_macrogroup(arr: np.ndarray, k: int, macro: np.ndarray, start: np.nda
     return relabel(labels)
 
 
+def _spawn(seed: Any, M: int) -> list[Any]:
+    """``M`` independent seeds from ``seed`` (an int, SeedSequence, BitGenerator or Generator)."""
+    if isinstance(seed, np.random.BitGenerator):
+        seed = np.random.Generator(seed)
+    if isinstance(seed, np.random.Generator | np.random.SeedSequence):
+        return list(seed.spawn(M))
+    return np.random.SeedSequence(seed).spawn(M)
+
+
+def default_K(k: int, partitioning: str = "two-step") -> int:
+    """The macrogroup size used when none is given: valid for every ``k``.
+
+    Two-step: the smallest multiple of ``k`` that is at least 21 (the paper's
+    ``K = 21`` for ``k = 3`` and ``k = 7``); one-step: ``max(21, k)``.
+    """
+    if partitioning == "one-step":
+        return max(DEFAULT_K, k)
+    return k * max(1, -(-DEFAULT_K // k))
+
+
+def _check_K(K: Any, k: int, partitioning: str) -> int:
+    if K is None:
+        return default_K(k, partitioning)
+    if isinstance(K, bool) or not isinstance(K, (int, np.integer)):
+        raise TypeError(f"K must be an integer (or None: chosen from k), got {K!r}")
+    K = int(K)
+    if K < k:
+        raise ValueError(f"K={K} must be at least k={k} (or leave K unset: it is then "
+                         f"chosen from k, here {default_K(k, partitioning)})")
+    if partitioning == "two-step" and K % k:
+        raise ValueError(
+            f"two-step partitioning needs K divisible by k (macrogroups are made of whole "
+            f"k-groups), got K={K}, k={k}; try K={K - K % k or k} or "
+            f"K={K - K % k + k}, or leave K unset (then K={default_K(k)})"
+        )
+    return K
+
+
+def _settings(arr: np.ndarray, k: Any, K: Any, partitioning: Any, seed: Any, n_jobs: Any,
+              ga_params: dict[str, Any]) -> tuple[int, dict[str, Any], int]:
+    """:func:`hybrid`'s settings, checked: ``K`` (chosen if None), the GA's, ``n_jobs``."""
+    check_seed(seed)
+    unknown = sorted(set(ga_params) - {"population", "mutation_rate", "crossover_rate",
+                                       "iterations"})
+    if unknown:
+        raise ValueError(f"unknown GA parameter(s) {unknown}; allowed: population, "
+                         "mutation_rate, crossover_rate, iterations")
+    ga = ga_settings(**ga_params)
+    n_jobs = _check_count(n_jobs, "n_jobs", -1) if n_jobs != -1 else (os.cpu_count() or 1)
+    if n_jobs == 0:
+        raise ValueError("n_jobs must be a positive integer or -1")
+    K = _check_K(K, check_k(k, arr.shape[0]), _check_partitioning(partitioning))
+    return K, ga, n_jobs
+
+
 def _check_partitioning(partitioning: Any) -> str:
     if partitioning not in ("one-step", "two-step"):
         raise ValueError(
@@ -92,7 +153,7 @@ def _check_partitioning(partitioning: Any) -> str:
     return str(partitioning)
 
 
-def macrogroups(X: Any, k: int = 3, *, K: int = 21,
+def macrogroups(X: Any, k: int = 3, *, K: int | None = None,
                 partitioning: str = "two-step") -> tuple[np.ndarray, np.ndarray | None]:
     r"""Cut a data set into the small pieces ("macrogroups") the hybrid's GA works on.
 
@@ -113,8 +174,9 @@ def macrogroups(X: Any, k: int = 3, *, K: int = 21,
     X : array_like, shape (n, p)
     k : int
         Minimum group size of the final partition.
-    K : int
-        Macrogroup size parameter, ``K >= k``.
+    K : int, optional
+        Macrogroup size parameter, ``K >= k`` (two-step: a multiple of ``k``).
+        Default: chosen from ``k`` as in :func:`hybrid` (21 for ``k = 3``).
     partitioning : {"two-step", "one-step"}
 
     Returns
@@ -129,23 +191,14 @@ def macrogroups(X: Any, k: int = 3, *, K: int = 21,
     -----
     Martinez-Balleste et al. (2007), Sections 3.1-3.2; :ref:`chap-genetic`.
     """
-    arr = as_matrix(X)
+    arr = rescaled(as_matrix(X))  # (exact; centroids of values near 1e308 cannot overflow)
     n = arr.shape[0]
     k = check_k(k, n)
     partitioning = _check_partitioning(partitioning)
-    if isinstance(K, bool) or not isinstance(K, (int, np.integer)):
-        raise TypeError(f"K must be an integer, got {K!r}")
-    K = int(K)
-    if K < k:
-        raise ValueError(f"K={K} must be at least k={k}")
+    K = _check_K(K, k, partitioning)
     if partitioning == "one-step":
         macro = mdav(arr, K) if n >= K else np.zeros(n, dtype=np.int64)
         return relabel(macro), None
-    if K % k:
-        raise ValueError(
-            f"two-step partitioning needs K divisible by k (macrogroups are made of whole "
-            f"k-groups), got K={K}, k={k}; try K={K - K % k or k}"
-        )
     start = relabel(mdav(arr, k))
     s = int(start.max()) + 1
     m = K // k
@@ -159,7 +212,7 @@ def macrogroups(X: Any, k: int = 3, *, K: int = 21,
     return relabel(macro), start
 
 
-def hybrid(X: Any, k: int = 3, *, K: int = 21, partitioning: str = "two-step",
+def hybrid(X: Any, k: int = 3, *, K: int | None = None, partitioning: str = "two-step",
            seed: Any = None, n_jobs: int = 1, progress: bool = False,
            return_details: bool = False, **ga_params: Any) -> Any:
     r"""The MDAV+GA hybrid: cut the data into macrogroups, run the GA inside each.
@@ -183,12 +236,15 @@ def hybrid(X: Any, k: int = 3, *, K: int = 21, partitioning: str = "two-step",
         Records; standardise first if attributes are on different scales.
     k : int, default 3
         Minimum group size.
-    K : int, default 21
-        Macrogroup size (for two-step, a multiple of ``k``).
+    K : int, optional
+        Macrogroup size (for two-step, a multiple of ``k``). Default: two-step,
+        the smallest multiple of ``k`` that is at least 21 (the paper's 21 for
+        ``k = 3``); one-step, ``max(21, k)``. Valid for every ``k``.
     partitioning : {"two-step", "one-step"}
-    seed : int, optional
-        Seeds every macrogroup's GA (via ``numpy.random.SeedSequence(seed).spawn``),
-        so results do not depend on ``n_jobs``.
+    seed : int, numpy SeedSequence or Generator, optional
+        Seeds every macrogroup's GA (via ``numpy.random.SeedSequence(seed).spawn``,
+        or the ``spawn`` of the SeedSequence or Generator given), so results do not
+        depend on ``n_jobs``.
     n_jobs : int, default 1
         Threads for the independent macrogroups (``-1``: one per CPU); the result
         does not depend on it.
@@ -209,6 +265,8 @@ def hybrid(X: Any, k: int = 3, *, K: int = 21, partitioning: str = "two-step",
     ValueError
         If ``K < k``, two-step ``K`` is not a multiple of ``k``, an unknown
         partitioning or GA parameter is given, or on bad data.
+    TypeError
+        On a seed ``numpy.random.default_rng`` does not take.
 
     Notes
     -----
@@ -222,22 +280,15 @@ def hybrid(X: Any, k: int = 3, *, K: int = 21, partitioning: str = "two-step",
     >>> bool(sse(X, labels) <= sse(X, mdav(X, 3)))
     True
     """
-    arr = as_matrix(X)
-    unknown = sorted(set(ga_params) - {"population", "mutation_rate", "crossover_rate",
-                                       "iterations"})
-    if unknown:
-        raise ValueError(f"unknown GA parameter(s) {unknown}; allowed: population, "
-                         "mutation_rate, crossover_rate, iterations")
-    ga = ga_settings(**ga_params)
-    n_jobs = _check_count(n_jobs, "n_jobs", -1) if n_jobs != -1 else (os.cpu_count() or 1)
-    if n_jobs == 0:
-        raise ValueError("n_jobs must be a positive integer or -1")
+    original = as_matrix(X)
+    arr = rescaled(original)  # beyond ~1e30 or below ~1e-30: times a power of two (exact)
+    K, ga, n_jobs = _settings(arr, k, K, partitioning, seed, n_jobs, ga_params)
     macro, start = macrogroups(arr, k, K=K, partitioning=partitioning)
     labels = _ga_per_macrogroup(arr, int(k), macro, start, ga, seed, n_jobs,
                                 progress and f"hybrid {partitioning} K={K}")
     if not return_details:
         return labels
-    return HybridResult(labels=labels, macrogroups=macro, sse=sse(arr, labels),
-                        partitioning=partitioning, start=start)
+    return HybridResult(labels=labels, macrogroups=macro, sse=sse_any_scale(original, labels),
+                        partitioning=partitioning, start=start, K=K)
 
 

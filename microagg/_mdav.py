@@ -41,6 +41,9 @@ Where only the order of distances matters (farthest record, nearest
 neighbours) squared Euclidean distances are used; the gain-factor tests of
 V-MDAV and IV-MDAV compare plain Euclidean distances, as the papers write them.
 
+Data beyond ~1e30 (or below ~1e-30) are first rescaled by a power of two, exactly
+(:func:`microagg._validate.rescaled`): no overflow, and the same partition.
+
 Ties are broken by the original record order: among equally distant records
 the one that comes first in ``X`` is taken. The slow, readable oracles in
 :mod:`microagg.reference` follow the same rule, and the tests check that they
@@ -57,7 +60,7 @@ import numpy as np
 
 from . import _mdav_loops as _loops
 from ._jit import HAVE_NUMBA
-from ._validate import as_matrix, check_count, check_k
+from ._validate import as_matrix, check_count, check_flag, check_k, check_real, rescaled
 
 __all__ = ["mdav", "mdav_single", "vmdav", "ivmdav"]
 
@@ -244,11 +247,12 @@ def _last_groups(pool: _Pool, labels: np.ndarray, g: int, k: int) -> np.ndarray:
 
 
 def _prepare(X: Any, k: Any) -> tuple[np.ndarray, int]:
+    """The data (times a power of two if squares would overflow/underflow: exact) and k."""
     arr = as_matrix(X)
-    return arr, check_k(k, arr.shape[0])
+    return rescaled(arr), check_k(k, arr.shape[0])
 
 
-def _unlabelled(arr: np.ndarray) -> np.ndarray:
+def _unlabelled(arr: np.ndarray) -> np.ndarray:  # every record starts in no group (-1)
     return np.full(arr.shape[0], -1, dtype=np.int64)
 
 
@@ -423,7 +427,7 @@ def vmdav(X: Any, k: int, *, gamma: float = 0.2, leftover: str = "centroid") -> 
       :math:`2k-1` records; this is the only way a group can exceed that size.
     """
     arr, k = _prepare(X, k)
-    gamma = _check_gamma(gamma)
+    gamma = check_real(gamma, "gamma")
     if leftover not in ("centroid", "record"):
         raise ValueError(f"leftover must be 'centroid' or 'record', got {leftover!r}")
     # Distances to the fixed global centroid C, computed once (lines 3 and 5).
@@ -433,14 +437,6 @@ def vmdav(X: Any, k: int, *, gamma: float = 0.2, leftover: str = "centroid") -> 
     else:
         labels = _vmdav_numpy(arr, k, gamma, to_c)
     return _assign_leftovers(arr, labels, leftover)
-
-
-def _check_gamma(gamma: Any) -> float:
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, float, np.integer, np.floating)):
-        raise TypeError(f"gamma must be a number, got {gamma!r}")
-    if not np.isfinite(gamma) or gamma < 0:
-        raise ValueError(f"gamma must be a finite number >= 0, got {gamma}")
-    return float(gamma)
 
 
 def _vmdav_numpy(arr: np.ndarray, k: int, gamma: float, to_c: np.ndarray) -> np.ndarray:
@@ -562,13 +558,12 @@ def ivmdav(X: Any, k: int, *, gamma: float = 1.16, candidates: int | None = None
     * Step 3 uses "at least :math:`2k`" so that no group exceeds :math:`2k-1`.
     """
     arr, k = _prepare(X, k)
-    gamma = _check_gamma(gamma)
+    gamma = check_real(gamma, "gamma")
     m = 2 * k if candidates is None else check_count(candidates, "candidates", k)
-    if HAVE_NUMBA:
-        # (more candidates than records changes nothing: the search stops at the records left)
-        return _loops.ivmdav_loops(arr, k, gamma, min(m, arr.shape[0]), bool(self_neighbour),
-                                   arr.sum(axis=0))
-    return _ivmdav_numpy(arr, k, gamma, m, bool(self_neighbour))
+    own = check_flag(self_neighbour, "self_neighbour")
+    if HAVE_NUMBA:  # (more candidates than records change nothing: the search stops there)
+        return _loops.ivmdav_loops(arr, k, gamma, min(m, arr.shape[0]), own, arr.sum(axis=0))
+    return _ivmdav_numpy(arr, k, gamma, m, own)
 
 
 def _ivmdav_numpy(arr: np.ndarray, k: int, gamma: float, m: int,

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ._jit import njit
-from ._validate import as_matrix, check_k
+from ._validate import as_matrix, check_k, rescaled, scale_exponent
 
 __all__ = [
     "optimal_univariate",
@@ -186,34 +186,43 @@ def univariate_graph(x: Any, k: int) -> UnivariateGraph:
     -------
     UnivariateGraph
     """
-    values, order, costs, dist, pred = _solve_univariate(x, k)
+    values, order, costs, dist, pred, e = _solve_univariate(x, k)
     n = values.size
     jj, dd = np.nonzero(np.isfinite(costs))
     sizes = dd + k
     arcs = np.column_stack((jj - sizes, jj)).astype(np.int64)
     sort = np.lexsort((arcs[:, 1], arcs[:, 0]))
-    return UnivariateGraph(
-        values=values,
-        order=order,
-        arcs=arcs[sort],
-        costs=costs[jj, dd][sort],
-        path=_path_to(pred, n),
-        sse=float(dist[n]),
-    )
+    arc_costs, total = costs[jj, dd][sort], np.array([dist[n]])
+    if e:  # back to the data's units (costs were computed on values times 2**e)
+        with np.errstate(over="ignore", under="ignore"):
+            arc_costs, total = np.ldexp(arc_costs, -2 * e), np.ldexp(total, -2 * e)
+        if not (np.isfinite(arc_costs).all() and np.isfinite(total).all()):
+            raise ValueError("the group costs of these values exceed the float64 range "
+                             "(values beyond about 1e150); divide the data by a constant")
+    return UnivariateGraph(values=values, order=order, arcs=arcs[sort],
+                           costs=arc_costs, path=_path_to(pred, n), sse=float(total[0]))
 
 
-def _solve_univariate(
-    x: Any, k: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    values = _as_column(x)
-    n = values.size
+def _solve_univariate(x: Any, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                               np.ndarray, np.ndarray, int]:
+    """Sort, build the arc costs and solve; return the sorted values (as given) and ``e``.
+
+    Values beyond ~1e30 (or below ~1e-30) are multiplied by ``2**e`` first (exact, so
+    the same shortest path); the costs and distances are then in the rescaled units.
+    """
+    original = _as_column(x)
+    n = original.size
     k = check_k(k, n)
-    order = np.argsort(values, kind="stable")
-    values = values[order]
+    order = np.argsort(original, kind="stable")
+    e = scale_exponent(original)
+    values = np.ldexp(original[order], e) if e else original[order]
     # Centring changes no SSE but keeps the prefix sums small (fewer rounding errors).
     costs = _arc_costs(values - values.mean(), k)
     dist, pred = _shortest_path(costs, k)
-    return values, order, costs, dist, pred
+    if not np.isfinite(dist[n]):  # cannot happen on finite rescaled data: never guess
+        raise ValueError("optimal_univariate found no finite shortest path: the group costs "
+                         "are not finite numbers")
+    return original[order], order, costs, dist, pred, e
 
 
 def optimal_univariate(x: Any, k: int) -> np.ndarray:
@@ -276,8 +285,8 @@ def optimal_univariate(x: Any, k: int) -> np.ndarray:
     >>> optimal_univariate([1.0, 2.0, 3.0, 10.0, 11.0, 12.0, 13.0], 3).tolist()
     [0, 0, 0, 1, 1, 1, 1]
     """
-    values, order, _, _, pred = _solve_univariate(x, k)
-    n = values.size
+    _, order, _, _, pred, _ = _solve_univariate(x, k)
+    n = order.size
     cuts = _path_to(pred, n)
     sorted_labels = np.repeat(np.arange(len(cuts) - 1, dtype=np.int64), np.diff(cuts))
     labels = np.empty(n, dtype=np.int64)
@@ -421,6 +430,7 @@ def optimal_partition(X: Any, k: int) -> np.ndarray:
             f"records (got n={n}); the problem is NP-hard for p >= 2. Use "
             "optimal_univariate for one attribute, or a heuristic (microagg.mdav) for more"
         )
+    arr = rescaled(arr)  # beyond ~1e30 or below ~1e-30: times a power of two (exact)
     arr = arr - arr.mean(axis=0)  # centring: same SSEs, smaller sums
     cost, cnt = _subset_sse(arr)
     _, choice = _subset_dp(cost, cnt, n, k)
@@ -434,9 +444,9 @@ def _labels_from_choice(choice: np.ndarray, n: int) -> np.ndarray:
     g = 0
     while R:
         G = int(choice[R])
-        if G == 0 or G & ~R:
+        if G == 0 or G & ~R:  # cannot happen on finite rescaled data: never loop or guess
             raise ValueError("optimal_partition found no finite optimum: the group costs are "
-                             "not finite numbers (are the values too large to square?)")
+                             "not finite numbers")
         labels[[i for i in range(n) if G >> i & 1]] = g
         g += 1
         R ^= G

@@ -5,19 +5,25 @@ chooses the columns, standardises them, runs one of the heuristics, and
 returns a copy of the table in which the chosen columns hold group centroids in
 their original units. Everything else in the table (other columns, index,
 column order) is untouched. :ref:`chap-mdav` uses it.
+
+A column released unprotected by accident is the worst failure here, so the
+default choice of columns (every numeric column) refuses to guess: duplicate
+column names, and numbers stored as text (``"1,000"``, ``"$5"``, a stray ``"x"``),
+are errors naming the columns; an index written into the file (``Unnamed: 0``, or
+a first column counting 0, 1, ..., n-1) is not used as a quasi-identifier. The
+result reports which columns were protected and which passed through unchanged.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._core import aggregate, group_sizes, sse, sst
-from ._core import standardize as _standardize
+from ._core import aggregate, group_sizes, loss_summary, zscores
 from ._methods import get_method
 from ._validate import as_matrix, check_k
 
@@ -35,14 +41,19 @@ class MicroaggregationInfo:
     labels : numpy.ndarray
         Group of each row, in the table's row order.
     columns : list
-        The microaggregated columns.
+        The microaggregated (protected) columns.
     method, k, params
         The heuristic and its settings.
     sse, sst, information_loss : float
         Measured on the scale the partition was built on (z-scores when
-        ``standardize=True``), so IL is comparable with the papers.
+        ``standardize=True``), so IL is comparable with the papers (SSE and SST
+        are ``inf`` if they exceed the float64 range; IL is always finite).
     group_sizes : numpy.ndarray
         Size of each group.
+    passed_through : list
+        The columns copied unchanged (not protected).
+    notes : list of str
+        Why a numeric column was not chosen by default (e.g. a row index).
     """
 
     labels: np.ndarray
@@ -54,6 +65,8 @@ class MicroaggregationInfo:
     sst: float = 0.0
     information_loss: float = 0.0
     group_sizes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    passed_through: list[Any] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def n_groups(self) -> int:
@@ -65,7 +78,7 @@ def microaggregate(
     k: int,
     *,
     method: str = "mdav",
-    columns: Sequence[Any] | None = None,
+    columns: Any = None,
     standardize: bool = True,
     return_info: bool = False,
     **params: Any,
@@ -77,20 +90,22 @@ def microaggregate(
     Parameters
     ----------
     df : pandas.DataFrame
-        The microdata, one row per respondent.
+        The microdata, one row per respondent; unique column names.
     k : int
         Minimum group size: every released combination of the chosen columns
         is shared by at least ``k`` rows.
     method : str, default "mdav"
         A registered method (:func:`microagg.list_methods`).
-    columns : sequence of column labels, optional
-        Columns to protect jointly. Default: every numeric column. The other
-        columns are copied unchanged.
+    columns : column label or sequence of column labels, optional
+        Columns to protect jointly (``"age"`` means that one column). Default:
+        every numeric (non-boolean) column except a first column that is a row
+        index (``Unnamed: 0``, or ``0..n-1``). Others are copied unchanged.
     standardize : bool, default True
         Build the partition on z-scores (population standard deviation), so that
         large units do not dominate; the released centroids are in original units.
     return_info : bool, default False
-        Also return a :class:`MicroaggregationInfo`.
+        Also return a :class:`MicroaggregationInfo` (protected and passed-through
+        columns, IL, groups).
     **params
         Passed to the heuristic, e.g. ``gamma=1.1`` for V-MDAV.
 
@@ -103,10 +118,11 @@ def microaggregate(
     Raises
     ------
     TypeError
-        If a chosen column is not numeric.
+        If a chosen column is not numeric, or ``method`` is not a string.
     ValueError
-        On NaN/inf, an unknown method, option or column, ``k`` outside ``1..n``,
-        or (``standardize=True``) a constant column.
+        On NaN/inf, an unknown method, option or column, ``k`` outside ``1..n``, a
+        constant column (if standardising), duplicate column names, or (default
+        choice) numbers stored as text: name the columns, or convert them.
 
     Examples
     --------
@@ -118,6 +134,29 @@ def microaggregate(
     >>> out["town"].tolist()  # untouched
     ['a', 'b', 'c', 'd', 'e', 'f']
     """
+    spec, columns, notes = _check_call(df, method, columns, params)
+    X = as_matrix(df[columns], name="the chosen columns")
+    k = check_k(k, X.shape[0])
+    Z = zscores(X, columns) if standardize else X
+    labels = np.asarray(spec.function(Z, k, **params), dtype=np.int64)
+    out = df.copy()
+    out[columns] = aggregate(X, labels)
+    if not return_info:
+        return out
+    within, total, il = loss_summary(Z, labels)
+    return out, MicroaggregationInfo(
+        labels=labels, columns=list(columns), method=method, k=k, params=dict(params),
+        sse=within, sst=total, information_loss=il, group_sizes=group_sizes(labels),
+        passed_through=[c for c in df.columns if c not in set(columns)], notes=notes)
+
+
+#: Characters that make a number text: thousands separators, currency, percent, blanks.
+_DECORATION = r"[\s,$\u20ac\u00a3\u00a5%_']"
+
+
+def _check_call(df: Any, method: Any, columns: Any, params: dict[str, Any]
+                ) -> tuple[Any, list[Any], list[str]]:
+    """The method's registry entry, the columns to protect and the notes on the choice."""
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}; "
                         "for arrays call a heuristic (e.g. microagg.mdav) and microagg.aggregate")
@@ -126,34 +165,81 @@ def microaggregate(
     if unknown:
         raise ValueError(f"option(s) {unknown} do not apply to method {method!r}; "
                          f"it accepts {list(spec.options) or 'no options'}")
-    columns = _choose_columns(df, columns)
-    X = as_matrix(df[columns], name="the chosen columns")
-    k = check_k(k, X.shape[0])
-    Z = _standardize(X) if standardize else X
-    labels = np.asarray(spec.function(Z, k, **params), dtype=np.int64)
-    out = df.copy()
-    out[columns] = aggregate(X, labels)
-    if not return_info:
-        return out
-    total, within = sst(Z), sse(Z, labels)
-    return out, MicroaggregationInfo(
-        labels=labels, columns=list(columns), method=method, k=k, params=dict(params),
-        sse=within, sst=total, information_loss=100.0 * within / total if total else 0.0,
-        group_sizes=group_sizes(labels))
+    columns, notes = _choose_columns(df, columns)
+    return spec, columns, notes
 
 
-def _choose_columns(df: pd.DataFrame, columns: Sequence[Any] | None) -> list[Any]:
-    """The columns to protect: those named, or by default every numeric column."""
-    if columns is None:
-        chosen = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])
-                  and not pd.api.types.is_bool_dtype(df[c])]
-        if not chosen:
-            raise TypeError("df has no numeric columns to microaggregate")
-        return chosen
+def _choose_columns(df: pd.DataFrame, columns: Any) -> tuple[list[Any], list[str]]:
+    """The columns to protect (those named, or the default choice) and notes on the choice."""
+    dup = list(dict.fromkeys(c for c in df.columns[df.columns.duplicated()]))
+    if dup:
+        raise ValueError(f"the table has duplicate column names {dup}: a repeated name cannot "
+                         "be protected or reported unambiguously; rename the columns first")
+    if columns is not None:
+        return _named_columns(df, columns), []
+    notes: list[str] = []
+    chosen = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])
+              and not pd.api.types.is_bool_dtype(df[c])]
+    textual = {c: v for c in df.columns if c not in chosen
+               and (v := _numeric_text_sample(df[c])) is not None}
+    if textual:
+        shown = ", ".join(f"{c!r} (e.g. {v!r})" for c, v in textual.items())
+        raise ValueError(
+            f"column(s) {shown} hold numbers stored as text (or objects), so they would be "
+            "released unprotected; convert them (e.g. pd.to_numeric after removing ',' and "
+            "'$'), or name the columns to protect (columns=[...], --columns on the command line)")
+    if chosen and chosen[0] == df.columns[0] and _is_row_index(df, chosen[0]):
+        notes.append(f"{chosen[0]!r} looks like a row index (the first column, "
+                     f"{'named by pandas' if str(chosen[0]).startswith('Unnamed') else '0..n-1'}"
+                     "): not protected; name it in columns to protect it")
+        chosen = chosen[1:]
+    if not chosen:
+        raise TypeError("df has no numeric columns to microaggregate")
+    return chosen, notes
+
+
+def _named_columns(df: pd.DataFrame, columns: Any) -> list[Any]:
+    if isinstance(columns, str | bytes) or not isinstance(columns, Iterable):
+        if not isinstance(columns, Hashable):
+            raise TypeError(f"columns must be a column label or a list of them, got {columns!r}")
+        columns = [columns]  # a single label means one column
     chosen = list(columns)
-    missing = [c for c in chosen if c not in df.columns]
-    if missing:
-        raise ValueError(f"column(s) {missing} are not in the table")
     if not chosen:
         raise ValueError("columns is empty: choose at least one column")
+    twice = list(dict.fromkeys(c for i, c in enumerate(chosen) if c in chosen[:i]))
+    if twice:
+        raise ValueError(f"column(s) {twice} are named more than once in columns")
+    missing = [c for c in chosen if c not in df.columns]
+    if missing:
+        raise ValueError(f"column(s) {missing} are not in the table; it has {list(df.columns)}")
     return chosen
+
+
+def _numeric_text_sample(col: pd.Series) -> Any:
+    """A telling value if ``col`` (not of a numeric dtype) mostly holds numbers, else None.
+
+    "Mostly": at least half of its non-missing values read as numbers once thousands
+    separators, currency and percent signs are removed. The sample is the first value
+    that does not read as a plain number (``"1,000"``, ``"x"``), else the first value.
+    """
+    if pd.api.types.is_bool_dtype(col) or pd.api.types.is_datetime64_any_dtype(col):
+        return None
+    values = col.dropna()
+    if values.empty:
+        return None
+    text = values.astype(str)
+    cleaned = pd.to_numeric(text.str.replace(_DECORATION, "", regex=True), errors="coerce")
+    if cleaned.notna().mean() < 0.5:
+        return None
+    plain = pd.to_numeric(text, errors="coerce")
+    odd = values[plain.isna().to_numpy()]
+    return (odd.iloc[0] if len(odd) else values.iloc[0])
+
+
+def _is_row_index(df: pd.DataFrame, c: Any) -> bool:
+    """True for an index written into the file: ``Unnamed: 0``, or the integers 0..n-1."""
+    if str(c).startswith("Unnamed: 0"):
+        return True
+    col = df[c]
+    return (len(col) > 1 and pd.api.types.is_integer_dtype(col)
+            and bool((col.to_numpy() == np.arange(len(col))).all()))

@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from ._risk_kernels import dld_standardized, id_counts
-from ._validate import as_matrix
+from ._validate import as_matrix, scale_exponent
 
 __all__ = [
     "distance_linkage_disclosure",
@@ -70,7 +70,13 @@ __all__ = [
 # --------------------------------------------------------------------------------------
 
 
-def _pair(original: Any, protected: Any) -> tuple[np.ndarray, np.ndarray]:
+def _pair(original: Any, protected: Any, standardize: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Both data sets, checked; on the standardised scale if ``standardize``.
+
+    Values whose squares would overflow or underflow are first multiplied by a power
+    of two (exact; per column when standardising, else one for all): every measure
+    here is unchanged by it.
+    """
     X = as_matrix(original, "original")
     P = as_matrix(protected, "protected")
     if P.shape != X.shape:
@@ -78,7 +84,10 @@ def _pair(original: Any, protected: Any) -> tuple[np.ndarray, np.ndarray]:
             f"original has shape {X.shape} but protected has shape {P.shape}; "
             "the released data must have one row per original record and the same attributes"
         )
-    return X, P
+    e = scale_exponent(np.vstack((X, P)), axis=0 if standardize else None)
+    if np.any(e):
+        X, P = np.ldexp(X, e), np.ldexp(P, e)
+    return _standardize_pair(X, P) if standardize else (X, P)
 
 
 def _standardize_pair(X: np.ndarray, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -142,9 +151,7 @@ def distance_linkage_disclosure(original: Any, protected: Any, *,
     >>> distance_linkage_disclosure(X, X)
     100.0
     """
-    X, P = _pair(original, protected)
-    if standardize:
-        X, P = _standardize_pair(X, P)
+    X, P = _pair(original, protected, standardize)
     return dld_standardized(X, P)
 
 
@@ -191,10 +198,8 @@ def interval_disclosure(original: Any, protected: Any, *, width: float = 0.10,
     >>> interval_disclosure([[100.0], [200.0]], [[105.0], [150.0]], standardize=False)
     50.0
     """
-    X, P = _pair(original, protected)
     width = _check_width(width)
-    if standardize:
-        X, P = _standardize_pair(X, P)
+    X, P = _pair(original, protected, standardize)
     return 100.0 * float(id_counts(X, P, width).sum()) / X.size
 
 
@@ -282,10 +287,8 @@ def score_breakdown(original: Any, protected: Any, *, standardize: bool = True,
     >>> round(b.il, 3), b.dld, b.id
     (3.846, 50.0, 0.0)
     """
-    X, P = _pair(original, protected)
     width = _check_width(width)
-    if standardize:
-        X, P = _standardize_pair(X, P)
+    X, P = _pair(original, protected, standardize)
     return _breakdown_standardized(X, P, width)
 
 

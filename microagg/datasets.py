@@ -1,11 +1,18 @@
 """The reference data sets, and seeded generators for the synthetic ones.
 
 The four real data sets (Census, EIA, Tarragona, Water-treatment) are
-third-party files. This repository never stores them: ``make data`` copies them
-from ``../shared/data/raw`` into the gitignored ``data/raw/`` and checks their
-SHA-256 sums (see :func:`install_raw` and ``data/README.md``).
-:func:`load` reads them from ``$MICROAGG_DATA`` or from the ``data/raw/`` of the
-checkout, and keeps a parsed copy in a gitignored cache next to them.
+third-party files. This repository never stores them. :func:`load` finds each
+file in ``$MICROAGG_DATA``, else in the checkout's ``data/raw`` (``make data``
+copies them there from ``../shared/data/raw``), else in the user's cache folder,
+where it is downloaded on first use from its original public source (sdcMicro's
+GitHub repository, the UCI repository) with pooch. Every file is checked against
+its SHA-256 each time it is read; no parsed copy is written to disk.
+``data/README.md`` lists the files, their URLs and sums; :func:`fetch` and
+:func:`install_raw` download or copy them explicitly.
+
+Environment: ``MICROAGG_DATA`` (a folder holding the files), ``MICROAGG_DATA_URL``
+(another base URL to download from), ``MICROAGG_OFFLINE=1`` (never download),
+``MICROAGG_CACHE`` (another cache folder).
 
 Synthetic data sets are never stored either: each is a seeded function here.
 """
@@ -13,49 +20,32 @@ Synthetic data sets are never stored either: each is a seeded function here.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
-import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from . import _datafiles
 from ._core import standardize
+from ._datafiles import FILES, DataNotFoundError
 
 __all__ = [
     "load",
     "standardized",
     "data_dir",
+    "cache_dir",
+    "fetch",
     "install_raw",
     "FILES",
     "NAMES",
+    "DataNotFoundError",
     "vmdav_example",
     "scattered",
     "clustered",
     "synthetic_clustered",
 ]
-
-#: Raw files, their SHA-256 sums and where to obtain them.
-FILES: dict[str, dict[str, str]] = {
-    "CASCrefmicrodata.rda": {
-        "sha256": "147d0d7fa823a384e36c2297174560e32cdbe6e39803f22f797610fb1a2993d6",
-        "source": "R package sdcMicro, file data/CASCrefmicrodata.rda (GPL-2+)",
-    },
-    "EIA.rda": {
-        "sha256": "8b61ceb0d1fa01d024bd62171655601abed62ff70a5e9e6fd550c43a1f76695e",
-        "source": "R package sdcMicro, file data/EIA.rda (GPL-2+)",
-    },
-    "Tarragona.rda": {
-        "sha256": "e83def0648be5e47eaf202b4dd60dd6981591d0858fd249817b9a2cc97cf2aef",
-        "source": "R package sdcMicro, file data/Tarragona.rda (GPL-2+)",
-    },
-    "water-treatment.data": {
-        "sha256": "8b97cf2244db2c8317d9d165a7a634cfc4cdfc7281eeed08125eca349237bcd0",
-        "source": "UCI Machine Learning Repository, 'Water Treatment Plant' (Bejar, 1993)",
-    },
-}
 
 #: The literature's 11 numeric EIA attributes (YEAR, MONTH, UTILNAME, STATE dropped).
 EIA_ATTRIBUTES = [
@@ -87,114 +77,92 @@ NAMES: dict[str, tuple[str, str]] = {
 }
 
 
-class DataNotFoundError(FileNotFoundError):
-    """A reference data file is missing or is not the expected file."""
-
-
 def data_dir() -> Path:
-    """Folder holding the raw files: ``$MICROAGG_DATA``, else ``data/raw`` of the checkout.
+    """Folder looked in first: ``$MICROAGG_DATA``, else the checkout's ``data/raw``.
 
-    The checkout is found by walking up from the working folder (so notebooks in
-    ``chapters/`` and a non-editable install both find it), then from this file.
+    Outside a checkout, and without ``$MICROAGG_DATA``, it is the user's cache
+    folder (:func:`cache_dir`), where missing files are downloaded. The checkout is
+    found by walking up from the working folder (so notebooks in ``chapters/`` find
+    it), then from this file.
 
     Book: :ref:`chap-foundations`.
     """
-    env = os.environ.get("MICROAGG_DATA")
-    if env:
-        return Path(env).expanduser()
-    starts = [Path.cwd(), Path(__file__).resolve().parent]
-    for start in starts:
-        for folder in (start, *start.parents):
-            candidate = folder / "data" / "raw"
-            if (folder / "_toc.yml").exists() and candidate.is_dir():
-                return candidate
-            if candidate.is_dir() and any((candidate / f).exists() for f in FILES):
-                return candidate
-    return Path(__file__).resolve().parents[1] / "data" / "raw"
+    return _datafiles.data_dir()
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+def cache_dir() -> Path:
+    """The user's cache folder, where downloaded reference files are kept.
+
+    ``$MICROAGG_CACHE`` if set, else the platform's cache folder
+    (``pooch.os_cache("microagg")``, e.g. ``~/.cache/microagg`` on Linux).
+
+    Book: :ref:`chap-foundations`.
+    """
+    return _datafiles.cache_dir()
 
 
-def _how_to_get(fname: str) -> str:
-    return (
-        f"Obtain {fname} from {FILES[fname]['source']}, then run `make data` in the "
-        "checkout (it copies ../shared/data/raw into data/raw and checks the sums), or "
-        "put the file in a folder and set MICROAGG_DATA to it. See data/README.md."
-    )
+def fetch(names: Iterable[str] | None = None) -> dict[str, Path]:
+    """Make the raw reference files available, downloading any that are missing.
 
-
-def _raw_path(fname: str, folder: Path | None = None) -> Path:
-    folder = Path(folder) if folder is not None else data_dir()
-    path = folder / fname
-    if not path.exists():
-        raise DataNotFoundError(f"reference data file {fname} not found in {folder}. "
-                                + _how_to_get(fname))
-    return path
-
-
-def _verified(path: Path) -> Path:
-    """Check the SHA-256 of ``path``, remembering a verified (size, mtime) stamp."""
-    fname = path.name
-    expected = FILES[fname]["sha256"]
-    stamp = path.parent / ".cache" / f"{fname}.sha256ok"
-    st = path.stat()
-    tag = f"{st.st_size}:{st.st_mtime_ns}:{expected}"
-    if stamp.exists() and stamp.read_text() == tag:
-        return path
-    got = _sha256(path)
-    if got != expected:
-        raise DataNotFoundError(
-            f"{path} has SHA-256 {got}, expected {expected}: it is not the reference "
-            f"file (corrupted or a different version). " + _how_to_get(fname)
-        )
-    try:
-        stamp.parent.mkdir(exist_ok=True)
-        stamp.write_text(tag)
-    except OSError:  # read-only data folder: just verify every time
-        pass
-    return path
-
-
-def install_raw(source: str | os.PathLike[str], *, dest: str | os.PathLike[str] | None = None,
-                names: Iterable[str] | None = None) -> Path:
-    """Copy the raw reference files from ``source`` into ``dest`` and verify them.
+    Each file is taken from :func:`data_dir` if it is there, else from the cache,
+    else downloaded into the cache from its source (``data/README.md``; base URL
+    ``$MICROAGG_DATA_URL`` if set) with pooch; every file is checked against its
+    SHA-256, and a download with another checksum is not kept.
 
     Book: :ref:`chap-foundations`.
 
     Parameters
     ----------
-    source : path
-        Folder holding the files as obtained (``../shared/data/raw`` here).
+    names : iterable of str, optional
+        File names (keys of :data:`FILES`); default all four.
+
+    Returns
+    -------
+    dict
+        File name -> path of the verified file.
+
+    Raises
+    ------
+    DataNotFoundError
+        If a file cannot be found or fetched (``MICROAGG_OFFLINE=1``, no network,
+        a wrong checksum); the message names the file, the URL and how to get it
+        by hand.
+    """
+    return _datafiles.fetch_files(names)
+
+
+def install_raw(source: str | os.PathLike[str] | None, *,
+                dest: str | os.PathLike[str] | None = None,
+                names: Iterable[str] | None = None) -> Path:
+    """Copy the raw reference files from ``source`` into ``dest``, verified.
+
+    Each source file is checked against its SHA-256 *before* it is copied; the
+    copy goes to a temporary file in ``dest``, is checked again and only then
+    renamed, so ``dest`` never holds an unverified file. Files already in ``dest``
+    with the right checksum are kept.
+
+    Book: :ref:`chap-foundations`.
+
+    Parameters
+    ----------
+    source : path or None
+        Folder holding the files as obtained (``../shared/data/raw`` here);
+        ``None`` fetches them (:func:`fetch`).
     dest : path, optional
-        Target folder; default ``data/raw`` of the checkout.
+        Target folder; default ``$MICROAGG_DATA`` or ``data/raw`` of the checkout.
+    names : iterable of str, optional
+        File names; default all four.
 
     Returns
     -------
     pathlib.Path
         The destination folder.
     """
-    src = Path(source)
-    dst = Path(dest) if dest is not None else data_dir()
-    dst.mkdir(parents=True, exist_ok=True)
-    for fname in names or FILES:
-        s = src / fname
-        d = dst / fname
-        if not s.exists() and not d.exists():
-            raise DataNotFoundError(f"{fname} is in neither {src} nor {dst}. " + _how_to_get(fname))
-        if s.exists() and (not d.exists() or _sha256(d) != FILES[fname]["sha256"]):
-            shutil.copyfile(s, d)
-        _verified(d)
-    return dst
+    return _datafiles.install_files(source, dest, names)
 
 
 def _read_rda(path: Path) -> pd.DataFrame:
-    import rdata  # imported lazily: only needed the first time (then the cache serves)
+    import rdata  # imported lazily: only needed for the .rda files
 
     frames = rdata.read_rda(str(path))
     (df,) = frames.values()
@@ -217,20 +185,17 @@ def _read_water(path: Path) -> pd.DataFrame:
     return df.set_index("date")
 
 
-def _cached(fname: str, folder: Path | None) -> pd.DataFrame:
-    path = _verified(_raw_path(fname, folder))
-    cache = path.parent / ".cache" / f"{fname}.pkl"
-    try:
-        if cache.exists() and cache.stat().st_mtime_ns >= path.stat().st_mtime_ns:
-            return pd.read_pickle(cache)
-    except Exception:  # a stale or unreadable cache is simply rebuilt
-        pass
-    df = _read_water(path) if fname.endswith(".data") else _read_rda(path)
-    try:
-        cache.parent.mkdir(exist_ok=True)
-        df.to_pickle(cache)
-    except OSError:
-        pass
+#: Parsed tables of this session, keyed by the SHA-256 of the file they were read from.
+_PARSED: dict[str, pd.DataFrame] = {}
+
+
+def _table(fname: str, folder: Path | None) -> pd.DataFrame:
+    """The parsed file: located and hashed on every call, parsed once per session."""
+    path, digest = _datafiles.locate(fname, folder)
+    df = _PARSED.get(digest)
+    if df is None:
+        df = _read_water(path) if fname.endswith(".data") else _read_rda(path)
+        _PARSED[digest] = df
     return df
 
 
@@ -249,13 +214,15 @@ def load(name: str, *, folder: str | os.PathLike[str] | None = None) -> pd.DataF
         * ``"water-treatment"``: the 380 complete days x 38 attributes, indexed by
           the day label; ``"water-treatment-full"``: all 527 days with NaN.
     folder : path, optional
-        Where the raw files are; default :func:`data_dir`.
+        Where the raw files are; default :func:`data_dir`. A file missing there is
+        taken from the user's cache, or downloaded into it (:func:`fetch`).
 
     Raises
     ------
     FileNotFoundError
-        If the file is missing or its checksum differs; the message says how to
-        obtain it.
+        (:class:`DataNotFoundError`) If the file is missing and cannot be
+        downloaded, or its checksum differs; the message names the file, its URL
+        and how to obtain it by hand.
 
     Examples
     --------
@@ -266,7 +233,7 @@ def load(name: str, *, folder: str | os.PathLike[str] | None = None) -> pd.DataF
     if key not in NAMES:
         raise ValueError(f"unknown data set {name!r}; choose one of {sorted(NAMES)}")
     fname = NAMES[key][0]
-    df = _cached(fname, Path(folder) if folder is not None else None)
+    df = _table(fname, Path(folder) if folder is not None else None)
     if key == "eia":
         df = df[EIA_ATTRIBUTES]
     elif key == "water-treatment":

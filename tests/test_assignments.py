@@ -6,7 +6,9 @@ hidden tests; (c) the autograder zip's tests give a solved student copy full mar
 unsolved notebook zero, and `otter run` (local, no Docker) grades a solved copy end to end
 with full marks (for one assignment here, to keep `make test` short; `python
 tools/assignments.py check` does it for all); (d) the student notebook runs top to bottom in a
-fresh kernel without the data sets and each check cell says what is missing.
+fresh kernel without the data sets and each check cell says what is missing; (e) the public
+tests are worth at most a quarter of each question, and for one question per assignment a
+plausible wrong answer that passes the public tests scores at most that quarter.
 
 The assignments are built once per session, into a temporary folder (or into
 ``$MICROAGG_ASSIGNMENTS_OUT``, e.g. ``_build/assignments`` under ``make test``), and
@@ -125,3 +127,73 @@ def test_checker_catches_a_leaked_solution(built: dict[str, A.Built], tmp_path: 
     rep = A.Report(b.name)
     A.check_b(A.Built(b.name, b.master, copy, b.solution, b.zip), rep)
     assert any("solution line" in p and leaked in p for p in rep.problems), rep.problems
+
+
+#: For one question of each assignment, a plausible wrong answer that passes the public
+#: tests: (question, function it defines, source of the answer cell).
+WRONG_ANSWERS = {
+    "a1_foundations": ("q1", "sse_by_hand", '''
+def sse_by_hand(X, labels):
+    """Wrong: squared distances to each group's median, not its mean."""
+    X, labels = np.asarray(X, dtype=float), np.asarray(labels)
+    return float(sum(((X[labels == g] - np.median(X[labels == g], axis=0)) ** 2).sum()
+                     for g in np.unique(labels)))
+'''),
+    "a2_mdav": ("q1", "mdav_round", '''
+def mdav_round(X, remaining, k):
+    """Wrong: s is the record farthest from the centroid, not from r."""
+    X, remaining = np.asarray(X, dtype=float), np.asarray(remaining)
+    c = X[remaining].mean(axis=0)
+    def around(i, pool):
+        others = pool[pool != i]
+        d = ((X[others] - X[i]) ** 2).sum(axis=1)
+        return np.concatenate([[i], others[np.argsort(d, kind="stable")[: k - 1]]])
+    r = remaining[np.argmax(((X[remaining] - c) ** 2).sum(axis=1))]
+    group_r = around(r, remaining)
+    rest = remaining[~np.isin(remaining, group_r)]
+    s = rest[np.argmax(((X[rest] - c) ** 2).sum(axis=1))]
+    return group_r, around(s, rest)
+'''),
+    "a3_vmdav": ("q1", "closest_to_group", '''
+def closest_to_group(X, group, outside):
+    """Wrong: nearest to the last member added, not to any member."""
+    X, group, outside = np.asarray(X, dtype=float), np.asarray(group), np.asarray(outside)
+    d = np.sqrt(((X[outside] - X[group[-1]]) ** 2).sum(axis=1))
+    return int(outside[np.argmin(d)]), float(d.min())
+'''),
+    "a4_ivmdav": ("q1", "iv_test", '''
+def iv_test(X, r, y, others, k, gamma):
+    """Wrong: d2 is the mean distance to the k-1 nearest, not the (k-1)-th distance."""
+    X, others = np.asarray(X, dtype=float), np.asarray(others)
+    d1 = float(np.linalg.norm(X[y] - X[r]))
+    d2 = float(np.sort(np.sqrt(((X[others] - X[y]) ** 2).sum(axis=1)))[: k - 1].mean())
+    return d1, d2, bool(d2 > gamma * d1)
+'''),
+    "a5_genetic": ("q2", "one_point_crossover", '''
+def one_point_crossover(a, b, cut):
+    """Wrong: cuts after position cut + 1."""
+    a, b = np.asarray(a), np.asarray(b)
+    return np.concatenate([a[: cut + 1], b[cut + 1:]]), np.concatenate([b[: cut + 1], a[cut + 1:]])
+'''),
+    "a6_gomm": ("q1", "standardize_pair", '''
+def standardize_pair(X, P):
+    """Wrong: each data set centred on its own mean."""
+    X, P = np.asarray(X, dtype=float), np.asarray(P, dtype=float)
+    return (X - X.mean(axis=0)) / X.std(axis=0), (P - P.mean(axis=0)) / X.std(axis=0)
+'''),
+}
+
+
+def test_every_assignment_has_a_wrong_answer() -> None:
+    assert sorted(WRONG_ANSWERS) == NAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_wrong_answer_scores_at_most_a_quarter(built: dict[str, A.Built], name: str) -> None:
+    """The hidden tests carry the points: passing only the public tests earns <= 1/4."""
+    question, function, source = WRONG_ANSWERS[name]
+    scores = A.grade_with_answer(built[name], function, source)
+    got, possible = scores[question]
+    assert 0 < got <= possible / 4, (
+        f"{name} {question}: a wrong {function} scores {got} of {possible} "
+        "(it should pass the public tests only, worth at most a quarter)")

@@ -15,7 +15,10 @@ Usage::
 
 The checks (also run by ``tests/test_assignments.py`` under ``make test``):
 
-(a) the master, with its solutions, passes every public and hidden test;
+(a) the master, with its solutions, passes every public and hidden test, and in every
+    autograded question the public tests are worth at most a quarter of the points (the
+    hidden tests carry the rest, so an answer that only passes the public tests scores at
+    most a quarter);
 (b) the student notebook holds no solution line and no hidden test line, and its
     public tests are a subset of the master's;
 (c) grading a *solved* student copy (student notebook with the master's solution cells put
@@ -148,6 +151,27 @@ def _tests(nb) -> dict[str, list[dict]]:
     tests = nb.metadata.get("otter", {}).get("tests", {})
     return {q: [case for suite in spec["suites"] for case in suite["cases"]]
             for q, spec in tests.items()}
+
+
+#: Largest share of a question's points its public tests may carry.
+PUBLIC_SHARE = 0.25
+
+
+def _weights(nb) -> dict[str, tuple[float, float]]:
+    """Question name -> (points of its public tests, points of the question).
+
+    Otter's rule: a ``points`` list gives each test case its points in order; a number
+    is split evenly over the cases.
+    """
+    out = {}
+    for q, spec in nb.metadata.get("otter", {}).get("tests", {}).items():
+        cases = [case for suite in spec["suites"] for case in suite["cases"]]
+        points = spec.get("points")
+        if not isinstance(points, list):
+            points = [(1.0 if points is None else float(points)) / len(cases)] * len(cases)
+        public = sum(float(p) for p, c in zip(points, cases, strict=True) if not c["hidden"])
+        out[q] = (public, sum(float(p) for p in points))
+    return out
 
 
 def _master_blocks(md: Path) -> tuple[list[str], list[str], set[str]]:
@@ -286,6 +310,10 @@ def check_a(built: Built, rep: Report) -> None:
             rep.fail(f"{q} has no hidden test")
         if all(c["hidden"] for c in cases):
             rep.fail(f"{q} has no public test")
+    for q, (public, total) in _weights(sol).items():
+        if public > PUBLIC_SHARE * total + 1e-9:
+            rep.fail(f"{q}: the public tests are worth {public:g} of {total:g} points, more "
+                     f"than a quarter; give the hidden tests the rest (points: [...])")
     for q, outs in run_tests_in_process(sol).items():
         rep.fail(f"(a) master fails {q}:\n" + "\n".join(outs)[-1500:])
     rep.seconds["a"] = time.perf_counter() - t0
@@ -366,6 +394,22 @@ def _grade_here(nb, built: Built) -> dict[str, tuple[float, float]]:
     return scores
 
 
+def grade_with_answer(built: Built, function: str, source: str) -> dict[str, tuple[float,
+                                                                                   float]]:
+    """Scores of the solved student copy with the answer cell defining ``function`` replaced.
+
+    Used to check that a plausible *wrong* answer (one that passes the public tests) gets
+    at most the public tests' share of the question.
+    """
+    nb = _solved_or_not(built, solved=True)
+    cells = [c for c in nb.cells if c.cell_type == "code" and ANSWER_TAG in _tags(c)
+             and f"def {function}(" in c.source]
+    if len(cells) != 1:
+        raise RuntimeError(f"{built.name}: {len(cells)} answer cells define {function}")
+    cells[0].source = source
+    return _grade_here(nb, built)
+
+
 def check_c_here(built: Built, rep: Report) -> None:
     """(c) With the autograder zip's tests: solved copy full marks, unsolved zero."""
     t0 = time.perf_counter()
@@ -419,10 +463,10 @@ def check_c_otter_run(built: Built, rep: Report, timeout: int = 600) -> None:
 
 
 def _clean_env(tmp: str) -> dict[str, str]:
-    """Environment for student runs: no data sets, headless matplotlib."""
+    """Environment for student runs: no data sets (none downloaded), headless matplotlib."""
     empty = Path(tmp) / "no-data"
     empty.mkdir(exist_ok=True)
-    env = dict(os.environ, MICROAGG_DATA=str(empty), MPLBACKEND="Agg")
+    env = dict(os.environ, MICROAGG_DATA=str(empty), MICROAGG_OFFLINE="1", MPLBACKEND="Agg")
     env.pop("PYTHONPATH", None)
     return env
 

@@ -108,7 +108,8 @@ def _executor(args: argparse.Namespace) -> Iterator[tuple[cf.Executor | None, in
         except ImportError:
             raise ImportError("--scheduler needs Dask's distributed scheduler, which is not "
                               "installed: pip install microagg[dask]") from None
-        with Client(args.scheduler, timeout="20s") as client:
+        # connection timeout: Dask's distributed.comm.timeouts.connect (30 s by default)
+        with Client(args.scheduler) as client:
             threads = max(1, sum(client.nthreads().values()))
             yield client.get_executor(pure=False), 2 * threads, True
         return

@@ -119,7 +119,7 @@ def _executor(args: argparse.Namespace) -> Iterator[tuple[cf.Executor | None, in
         return
     spawn = multiprocessing.get_context("spawn")  # no fork of a process running threads
     with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=spawn) as pool:
-        yield pool, 2 * jobs, False
+        yield pool, jobs + 1, False  # one unit waiting, so no worker idles while we write
 
 
 def _target(out: Path | None, fmt: str) -> Any:

@@ -236,19 +236,52 @@ class BlockResult:
 
 def protect_block(X: np.ndarray, k: int, function: Any, params: dict[str, Any], *,
                   standardize: bool, names: list[Any]) -> BlockResult:
-    """Microaggregate one unit (checked ``X``): z-scores within it, method, centroids."""
+    """Microaggregate one unit (checked ``X``): z-scores within it, method, centroids.
+
+    Memory: besides ``X``, one array of its size at a time (the z-scores, then the
+    released values) and temporaries of :data:`CHUNK` rows.
+    """
     start = time.perf_counter()
     Z = _block_zscores(X, names) if standardize else X
     raw = np.asarray(function(Z, k, **params), dtype=np.int64)
     _, labels = np.unique(raw, return_inverse=True)
     labels = labels.reshape(-1).astype(np.int64)
+    groups = int(labels.max()) + 1
+    within, total, il = _unit_loss(Z, labels, groups, safe=standardize)
+    del Z
     released = aggregate(X, labels)
-    within, total, il = loss_summary(Z, labels)
-    seconds = time.perf_counter() - start
-    column_sse = ((X - released) ** 2).sum(axis=0)
-    return BlockResult(labels=labels, released=released, groups=int(labels.max()) + 1,
-                       sse=within, sst=total, information_loss=il, seconds=seconds,
+    column_sse = np.zeros(X.shape[1])
+    for lo in range(0, X.shape[0], CHUNK):
+        column_sse += ((X[lo:lo + CHUNK] - released[lo:lo + CHUNK]) ** 2).sum(axis=0)
+    return BlockResult(labels=labels, released=released, groups=groups, sse=within,
+                       sst=total, information_loss=il, seconds=time.perf_counter() - start,
                        column_sse=column_sse)
+
+
+#: Rows per temporary array in the per-unit sums of squares.
+CHUNK = 8192
+
+
+def _unit_loss(arr: np.ndarray, labels: np.ndarray, groups: int, *, safe: bool
+               ) -> tuple[float, float, float]:
+    """``(sse, sst, il)`` as :func:`microagg._core.loss_summary`, in chunks of rows.
+
+    ``safe``: z-scores, which need no rescaling (their squares cannot overflow).
+    """
+    if not safe:
+        return loss_summary(arr, labels)
+    counts = np.bincount(labels, minlength=groups)
+    sums = np.stack([np.bincount(labels, weights=arr[:, j], minlength=groups)
+                     for j in range(arr.shape[1])], axis=1)
+    centre, mean = sums / counts[:, None], arr.mean(axis=0)
+    within = total = 0.0
+    for lo in range(0, arr.shape[0], CHUNK):
+        rows = arr[lo:lo + CHUNK]
+        d = rows - centre[labels[lo:lo + CHUNK]]
+        c = rows - mean
+        within += float(np.einsum("ij,ij->", d, d))
+        total += float(np.einsum("ij,ij->", c, c))
+    return within, total, (100.0 * within / total if total else 0.0)
 
 
 def _block_zscores(X: np.ndarray, names: list[Any]) -> np.ndarray:

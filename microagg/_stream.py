@@ -95,7 +95,7 @@ def sample_frame(source: Path, fmt: str, rows: int = BATCH_ROWS) -> pd.DataFrame
     if fmt == "parquet":
         pa = require_pyarrow("reading Parquet")
         try:
-            reader = pa.parquet.ParquetFile(source)
+            reader = _parquet(source)
         except pa.ArrowException as err:
             raise ValueError(f"cannot read {source} as a Parquet file: {err}") from None
         first = next(reader.iter_batches(batch_size=rows), None)
@@ -135,6 +135,12 @@ class UnitSummary:
     column_sse: np.ndarray
 
 
+def _parquet(source: Path) -> Any:
+    """A Parquet reader that reads what is asked for (``pre_buffer`` would read the file)."""
+    pa = require_pyarrow("reading Parquet")
+    return pa.parquet.ParquetFile(source, pre_buffer=False)
+
+
 def _csv_batches(source: Path, columns: list[Any], names: list[Any]) -> Iterator[pd.DataFrame]:
     text = {c: str for c in names if c not in set(columns)}
     reader = pd.read_csv(source, chunksize=BATCH_ROWS, dtype=text, keep_default_na=False,
@@ -148,8 +154,10 @@ def _batches(source: Path, fmt: str, settings: StreamSettings) -> Iterator[tuple
     pa = require_pyarrow("protecting a file by strata")
     keep = settings.strata + settings.columns
     if fmt == "parquet":
-        for batch in pa.parquet.ParquetFile(source).iter_batches(batch_size=BATCH_ROWS):
-            yield batch.select(keep).to_pandas(), batch
+        reader = _parquet(source)
+        for group in range(reader.num_row_groups):  # one row group in memory at a time
+            for batch in reader.iter_batches(batch_size=BATCH_ROWS, row_groups=[group]):
+                yield batch.select(keep).to_pandas(), batch
         return
     names = list(pd.read_csv(source, nrows=0).columns)
     schema = pa.schema([(str(c), pa.float64() if c in set(settings.columns) else pa.string())
@@ -214,12 +222,14 @@ def protect_unit(source: Any, settings: StreamSettings) -> tuple[Any, UnitSummar
     table = source if isinstance(source, pa.Table) else read_unit(*source)
     names = [str(c) for c in settings.columns]
     X = as_matrix(table.select(names).to_pandas(), name="the protected columns")
+    order = [f.name for f in table.schema if f.name != ROW]
+    table = table.drop_columns([ROW, *names])  # the protected values now live in X only
     res = protect_block(X, settings.k, get_method(settings.method).function, settings.params,
                         standardize=settings.standardize, names=settings.columns)
-    table = table.drop_columns([ROW])
+    del X
     for j, name in enumerate(names):
-        at = table.schema.get_field_index(name)
-        table = table.set_column(at, pa.field(name, pa.float64()), pa.array(res.released[:, j]))
+        table = table.append_column(pa.field(name, pa.float64()), pa.array(res.released[:, j]))
+    table = table.select(order)
     sizes = np.bincount(res.labels)
     return table, UnitSummary(groups=res.groups, smallest=int(sizes.min()),
                               largest=int(sizes.max()), sse=res.sse, sst=res.sst,

@@ -120,8 +120,8 @@ def microaggregate(df: pd.DataFrame, k: int, *, method: str = "mdav", columns: A
         group crosses a stratum. Strata columns are copied, never protected.
     small_strata : {"error", "merge"}, default "error"
         A stratum of fewer than ``k`` records is an error naming it, or is protected
-        with the stratum of nearest centroid (:mod:`microagg._strata` defines it),
-        reported in ``info.merged``.
+        with the stratum of ``k`` or more whose centroid is nearest on the whole table's
+        z-scores (ties: the first in sorted order), reported in ``info.merged``.
     return_info : bool, default False
         Also return a :class:`MicroaggregationInfo` (columns, IL, groups, strata).
     **params

@@ -1,0 +1,235 @@
+"""Command-line interface: ``microagg`` (or ``python -m microagg``).
+
+Sub-commands, one function each::
+
+    microagg info                         versions, numba, the data files and their checksums
+    microagg data [--source DIR | --download] [--dest DIR]
+                                          copy (or download) and verify the reference data
+    microagg protect IN.csv -k 3 [-o OUT.csv] [--force] [--method mdav] [--columns a,b]
+                 [--strata COL[,COL]] [--small-strata merge] [--jobs N | --scheduler ADDR]
+                                          microaggregate a CSV or Parquet table,
+                                          optionally stratum by stratum
+    microagg reproduce TABLE              regenerate a paper's table beside the
+                                          published one
+
+Every user error is one line on standard error and a non-zero exit status
+(``--debug`` shows the traceback). File handling and the method options live in
+:mod:`microagg._cli_io`; formats, strata, jobs and clusters in :mod:`microagg._cli_strata`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+import pandas as pd
+
+from . import __version__
+from ._cli_io import (
+    add_method_options,
+    columns_arg,
+    input_file,
+    method_params,
+    one_line,
+    output_target,
+    read_table,
+    write_table,
+)
+from ._cli_strata import add_options, check_options, formats, protect_by_strata
+from ._methods import METHODS
+from ._protect import microaggregate
+
+__all__ = ["main"]
+
+TABLES = ("ivmdav-table1", "vmdav-table1", "mdav-readings", "genetic-table2")
+
+DESCRIPTION = """microagg: microaggregation for statistical disclosure control.
+Protect the numeric columns of a CSV or Parquet table (within strata, on local processes or
+a Dask cluster), fetch and check the reference data sets, regenerate the papers' tables."""
+EXAMPLES = """examples:
+  microagg protect survey.csv -k 3 -o protected.csv
+  microagg protect survey.csv -k 5 --method vmdav --gamma 1.1 --columns age,income -o out.csv
+  microagg protect national.parquet -k 3 --strata region --jobs 4 -o protected.parquet
+  microagg protect national.parquet -k 3 --strata region,wave --small-strata merge \
+      --scheduler tcp://scheduler:8786 -o protected.parquet
+  microagg data --download
+  microagg reproduce mdav-readings
+"""
+
+
+def _info(_: argparse.Namespace) -> int:
+    import numpy as np
+
+    from . import _datafiles
+    from ._jit import HAVE_NUMBA
+
+    print(f"microagg {__version__}  numpy {np.__version__}  pandas {pd.__version__}")
+    print(f"numba acceleration: {'on' if HAVE_NUMBA else 'off (plain Python/numpy)'}")
+    print(f"data folder: {_datafiles.data_dir()}")
+    print(f"download cache: {_datafiles.cache_dir()}")
+    print("data files (SHA-256 checked now):")
+    for row in _datafiles.file_status():
+        print(f"  {row['status']:<13} {row['file']:<21} {row['where']}")
+    return 0
+
+
+def _data(args: argparse.Namespace) -> int:
+    from . import datasets
+
+    if args.download and args.source is not None:
+        raise ValueError("--download and --source exclude each other: download the files, "
+                         "or copy them from a folder")
+    if args.download and args.dest is None:
+        for fname, path in datasets.fetch().items():
+            print(f"{fname}: verified, {path}")
+        return 0
+    source = None if args.download else (args.source or "../shared/data/raw")
+    dest = datasets.install_raw(source, dest=args.dest)
+    print(f"reference data verified in {dest}")
+    return 0
+
+
+def _protect(args: argparse.Namespace) -> int:
+    source = input_file(args.input)
+    out = output_target(args.output, source, args.force)
+    fmts = formats(args, source, out)
+    params = method_params(args)
+    columns = columns_arg(args.columns)
+    strata = check_options(args)
+    if strata is not None:
+        return protect_by_strata(args, source, out, fmts, params, columns, strata)
+    df = read_table(source, fmts[0])
+    protected, info = microaggregate(df, args.k, method=args.method, columns=columns,
+                                     standardize=not args.no_standardize, return_info=True,
+                                     **params)
+    write_table(protected, out, sys.stdout, fmts[1])
+    names = ", ".join(map(str, info.columns))
+    print(f"microagg: protected {len(info.columns)} column(s): {names}", file=sys.stderr)
+    passed = ", ".join(map(str, info.passed_through)) or "none"
+    print(f"microagg: passed through unchanged: {passed}", file=sys.stderr)
+    for note in info.notes:
+        print(f"microagg: note: {note}", file=sys.stderr)
+    print(f"{args.method}, k={args.k}: {info.n_groups} groups, sizes "
+          f"{info.group_sizes.min()}..{info.group_sizes.max()}, "
+          f"IL = {info.information_loss:.4f}% (SSE {info.sse:.4f} / SST {info.sst:.4f})",
+          file=sys.stderr)
+    return 0
+
+
+def _reproduce(args: argparse.Namespace) -> int:
+    from . import reproductions
+
+    pd.set_option("display.width", 160)
+    pd.set_option("display.max_rows", 500)
+    if args.table == "ivmdav-table1":
+        df = reproductions.ivmdav_table1()
+    elif args.table == "vmdav-table1":
+        df = reproductions.vmdav_table1()
+    elif args.table == "mdav-readings":
+        df = reproductions.mdav_readings()
+    else:
+        df = reproductions.reproduce_table2(iterations=args.iterations)
+    print(df.round(4).to_string(index=False))
+    return 0
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (with a pointer to ``--help``)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="microagg", description=DESCRIPTION, epilog=EXAMPLES,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"microagg {__version__}",
+                   help="print the version and exit")
+    p.add_argument("--debug", action="store_true",
+                   help="show the full traceback of an error")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="show the full traceback of an error")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                           title="commands")
+    sub.add_parser("info", parents=[common],
+                   help="versions, and the data files with their checksum status",
+                   description="Versions, numba, and where each reference data file is, with "
+                   "its SHA-256 checked now.").set_defaults(func=_info)
+
+    d = sub.add_parser("data", parents=[common],
+                       help="copy or download the reference data sets, verified",
+                       description="Copy the reference data files from a folder (or download "
+                       "them) and check each SHA-256 before it lands in the destination.")
+    d.add_argument("--source", default=None,
+                   help="folder holding the files as obtained (default: ../shared/data/raw)")
+    d.add_argument("--download", action="store_true",
+                   help="download missing files from their public sources into the user's "
+                   "cache (and copy them into --dest if given)")
+    d.add_argument("--dest", default=None,
+                   help="target folder (default: $MICROAGG_DATA, else data/raw of the checkout)")
+    d.set_defaults(func=_data)
+
+    m = sub.add_parser("protect", parents=[common],
+                       help="microaggregate the numeric columns of a CSV or Parquet table",
+                       description="Microaggregate columns of a CSV or Parquet table: every "
+                       "released combination of the protected columns is shared by at least k "
+                       "rows. The columns protected and passed through are reported on stderr. "
+                       "With --strata each stratum is protected on its own and the file is "
+                       "streamed, one stratum in memory at a time (on --jobs processes, or a "
+                       "Dask cluster with --scheduler).")
+    m.add_argument("input", help="CSV file with a header row, or a Parquet file")
+    m.add_argument("-k", type=int, required=True, help="minimum group size")
+    m.add_argument("-o", "--output",
+                   help="output CSV or Parquet file (default: CSV on standard output); never "
+                   "the input file")
+    m.add_argument("--force", action="store_true", help="replace the output file if it exists")
+    m.add_argument("--method", default="mdav", choices=list(METHODS),
+                   help="microaggregation method (default mdav); see microagg.list_methods()")
+    m.add_argument("--columns", help="comma-separated columns to protect (default: every "
+                   "numeric column, except a first column that is a row index)")
+    m.add_argument("--no-standardize", action="store_true",
+                   help="build groups on raw values instead of z-scores")
+    add_options(m)
+    add_method_options(m)
+    m.set_defaults(func=_protect)
+
+    r = sub.add_parser("reproduce", parents=[common],
+                       help="regenerate a paper's table beside the published one",
+                       description="Regenerate a table of the papers beside the published "
+                       "values.")
+    r.add_argument("table", choices=TABLES, help="the table: " + ", ".join(TABLES))
+    r.add_argument("--iterations", type=int, default=10_000,
+                   help="GA iterations for genetic-table2 (paper: 10000)")
+    r.set_defaults(func=_reproduce)
+    return p
+
+
+#: Errors of the user's making (bad values, files, options, a missing optional package such
+#: as pyarrow or dask): one line, exit status 2.
+USER_ERRORS = (ValueError, TypeError, OSError, LookupError, ImportError)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``microagg`` command."""
+    args = _parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        print("microagg: interrupted", file=sys.stderr)
+        return 130
+    except Exception as err:
+        if args.debug:
+            raise
+        if isinstance(err, USER_ERRORS):
+            print(f"microagg: error: {one_line(err)}", file=sys.stderr)
+            return 2
+        print(f"microagg: internal error: {type(err).__name__}: {one_line(err)} (run again "
+              "with --debug for the traceback, and please report it)", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,296 @@
+"""The reference data files: where they are, how they are checked, how they are fetched.
+
+Each of the four third-party files is identified by its SHA-256 (:data:`FILES`) and
+is looked for, in this order:
+
+1. the folder named by ``$MICROAGG_DATA`` (if set), else the ``data/raw`` folder of
+   the book's checkout (found by walking up from the working folder, then from
+   this file);
+2. the user's cache folder (``$MICROAGG_CACHE``, else the platform's cache folder,
+   e.g. ``~/.cache/microagg``), where a missing file is downloaded on first use
+   from its original public source with pooch (base URL overridable with
+   ``$MICROAGG_DATA_URL``; ``MICROAGG_OFFLINE=1`` forbids any download).
+
+Every file is re-hashed each time it is used (they are small): a file whose
+checksum differs is refused, never read. Nothing is written into the data folders
+by loading, and no parsed copy is kept on disk (so nothing executable, such as a
+pickle, is ever read back).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+__all__ = ["FILES", "DataNotFoundError", "data_dir", "cache_dir", "checkout_root", "locate",
+           "fetch_files", "install_files", "file_status", "file_url", "sha256_of"]
+
+ENV_DATA, ENV_CACHE = "MICROAGG_DATA", "MICROAGG_CACHE"
+ENV_URL, ENV_OFFLINE = "MICROAGG_DATA_URL", "MICROAGG_OFFLINE"
+
+_SDCMICRO = "https://raw.githubusercontent.com/sdcTools/sdcMicro/master/data/"
+_UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases/water-treatment/"
+
+#: Raw files: SHA-256, where they come from, and the URL they are downloaded from.
+FILES: dict[str, dict[str, str]] = {
+    "CASCrefmicrodata.rda": {
+        "sha256": "147d0d7fa823a384e36c2297174560e32cdbe6e39803f22f797610fb1a2993d6",
+        "source": "R package sdcMicro, file data/CASCrefmicrodata.rda (GPL-2+)",
+        "url": _SDCMICRO + "CASCrefmicrodata.rda",
+    },
+    "EIA.rda": {
+        "sha256": "8b61ceb0d1fa01d024bd62171655601abed62ff70a5e9e6fd550c43a1f76695e",
+        "source": "R package sdcMicro, file data/EIA.rda (GPL-2+)",
+        "url": _SDCMICRO + "EIA.rda",
+    },
+    "Tarragona.rda": {
+        "sha256": "e83def0648be5e47eaf202b4dd60dd6981591d0858fd249817b9a2cc97cf2aef",
+        "source": "R package sdcMicro, file data/Tarragona.rda (GPL-2+)",
+        "url": _SDCMICRO + "Tarragona.rda",
+    },
+    "water-treatment.data": {
+        "sha256": "8b97cf2244db2c8317d9d165a7a634cfc4cdfc7281eeed08125eca349237bcd0",
+        "source": "UCI Machine Learning Repository, 'Water Treatment Plant' (Bejar, 1993)",
+        "url": _UCI + "water-treatment.data",
+    },
+}
+
+
+class DataNotFoundError(FileNotFoundError):
+    """A reference data file is missing, cannot be fetched, or is not the expected file.
+
+    Book: :ref:`chap-foundations`.
+    """
+
+
+# --------------------------------------------------------------------------------------
+# places
+# --------------------------------------------------------------------------------------
+
+def checkout_root() -> Path | None:
+    """The book's checkout (the folder holding ``_toc.yml`` and ``microagg/``), if any."""
+    for start in (Path.cwd(), Path(__file__).resolve().parent):
+        for folder in (start, *start.parents):
+            if (folder / "_toc.yml").is_file() and (folder / "microagg").is_dir():
+                return folder
+    return None
+
+
+def _local_dir() -> Path | None:
+    """``$MICROAGG_DATA``, else the checkout's ``data/raw``, else a ``data/raw`` holding a file."""
+    env = os.environ.get(ENV_DATA)
+    if env:
+        return Path(env).expanduser()
+    root = checkout_root()
+    if root is not None:
+        return root / "data" / "raw"
+    for folder in (Path.cwd(), *Path.cwd().parents):
+        candidate = folder / "data" / "raw"
+        if candidate.is_dir() and any((candidate / f).exists() for f in FILES):
+            return candidate
+    return None
+
+
+def cache_dir() -> Path:
+    """The user's cache folder for downloaded files (``$MICROAGG_CACHE`` overrides it)."""
+    env = os.environ.get(ENV_CACHE)
+    if env:
+        return Path(env).expanduser()
+    import pooch
+
+    return Path(pooch.os_cache("microagg"))
+
+
+def data_dir() -> Path:
+    """Folder looked in first: ``$MICROAGG_DATA``, the checkout's ``data/raw``, else the cache."""
+    local = _local_dir()
+    return local if local is not None else cache_dir()
+
+
+def file_url(fname: str) -> str:
+    """The URL ``fname`` is downloaded from (``$MICROAGG_DATA_URL`` + name, if set)."""
+    base = os.environ.get(ENV_URL)
+    return base.rstrip("/") + "/" + fname if base else FILES[fname]["url"]
+
+
+def _offline() -> bool:
+    return os.environ.get(ENV_OFFLINE, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def manual_route(fname: str) -> str:
+    """How to obtain ``fname`` by hand (no ``make data`` outside the checkout)."""
+    text = f"To get it by hand, download {file_url(fname)} ({FILES[fname]['source']}) and "
+    root = checkout_root()
+    if root is not None:
+        return text + (f"put it in {root / 'data' / 'raw'} (in this checkout `make data` "
+                       "copies it from ../shared/data/raw and checks it), or put it in a folder "
+                       f"named by {ENV_DATA}. See data/README.md.")
+    return text + (f"put it in a folder named by the environment variable {ENV_DATA} "
+                   "(`microagg data --source FOLDER --dest FOLDER` checks it).")
+
+
+# --------------------------------------------------------------------------------------
+# checking, finding and fetching
+# --------------------------------------------------------------------------------------
+
+def sha256_of(path: Path) -> str:
+    """SHA-256 of a file, hex."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _verified(path: Path, fname: str) -> str:
+    """Check that ``path`` is the reference file ``fname``; return its SHA-256."""
+    if not path.is_file():
+        raise DataNotFoundError(f"{path} is not a file (a folder?); expected the reference "
+                                f"file {fname}. " + manual_route(fname))
+    got, expected = sha256_of(path), FILES[fname]["sha256"]
+    if got != expected:
+        raise DataNotFoundError(
+            f"{path} has SHA-256 {got}, expected {expected}: it is not the reference file "
+            "(corrupted or a different version) and is not used. " + manual_route(fname))
+    return got
+
+
+def locate(fname: str, folder: str | os.PathLike[str] | None = None) -> tuple[Path, str]:
+    """The verified path of ``fname`` and its SHA-256, downloading it if need be.
+
+    ``folder`` (default: ``$MICROAGG_DATA`` or the checkout's ``data/raw``) first,
+    then the user's cache folder; a file found but with another checksum is an error.
+    """
+    local = Path(folder) if folder is not None else _local_dir()
+    if local is not None and (local / fname).exists():
+        return local / fname, _verified(local / fname, fname)
+    cached = cache_dir() / fname
+    looked = f"{local} or the cache {cache_dir()}" if local is not None else f"{cached.parent}"
+    if _offline():
+        if cached.exists():
+            return cached, _verified(cached, fname)
+        raise DataNotFoundError(
+            f"reference data file {fname} not found in {looked}, and {ENV_OFFLINE} forbids "
+            f"downloading it from {file_url(fname)}. " + manual_route(fname))
+    try:
+        return _download(fname), FILES[fname]["sha256"]
+    except DataNotFoundError as err:
+        raise DataNotFoundError(f"reference data file {fname} not found in {looked}; {err}"
+                                ) from None
+
+
+def _download(fname: str) -> Path:
+    """Fetch ``fname`` into the cache with pooch (kept only if its SHA-256 matches)."""
+    import pooch
+
+    url, expected = file_url(fname), FILES[fname]["sha256"]
+    try:
+        path = pooch.retrieve(url, known_hash=f"sha256:{expected}", fname=fname,
+                              path=cache_dir(), progressbar=False,
+                              downloader=pooch.HTTPDownloader(timeout=60))
+    except ValueError as err:  # pooch: the downloaded file's hash differs (it is deleted)
+        raise DataNotFoundError(
+            f"{fname} downloaded from {url} does not have the expected SHA-256 {expected}, "
+            f"so it was not kept ({err}). " + manual_route(fname)) from None
+    except Exception as err:  # network and HTTP errors, unsupported URLs, full disks
+        raise DataNotFoundError(
+            f"could not download {fname} from {url} ({type(err).__name__}: {err}). "
+            + manual_route(fname)) from None
+    return Path(path)
+
+
+def fetch_files(names: Iterable[str] | None = None) -> dict[str, Path]:
+    """Make sure each file is available (downloading what is missing); name -> verified path."""
+    return {fname: locate(fname)[0] for fname in _names(names)}
+
+
+def _names(names: Iterable[str] | None) -> list[str]:
+    chosen = list(names) if names is not None else list(FILES)
+    unknown = [f for f in chosen if f not in FILES]
+    if unknown:
+        raise ValueError(f"unknown data file(s) {unknown}; the files are {list(FILES)}")
+    return chosen
+
+
+# --------------------------------------------------------------------------------------
+# installing into a folder, and a status report
+# --------------------------------------------------------------------------------------
+
+def install_files(source: str | os.PathLike[str] | None,
+                  dest: str | os.PathLike[str] | None = None,
+                  names: Iterable[str] | None = None) -> Path:
+    """Copy verified files into ``dest``; ``source=None`` takes them from :func:`fetch_files`.
+
+    A source file is hashed before it is copied; the copy is written to a temporary
+    file in ``dest``, hashed again and only then renamed, so ``dest`` never holds an
+    unverified file written by us.
+    """
+    dst = Path(dest) if dest is not None else _local_dir()
+    if dst is None:
+        raise ValueError(f"no destination: give one (--dest FOLDER), or set {ENV_DATA}")
+    if dst.exists() and not dst.is_dir():
+        raise NotADirectoryError(f"the destination {dst} exists and is not a folder")
+    dst.mkdir(parents=True, exist_ok=True)
+    for fname in _names(names):
+        expected, d = FILES[fname]["sha256"], dst / fname
+        if d.is_file() and sha256_of(d) == expected:
+            continue
+        if source is None:
+            s = fetch_files([fname])[fname]
+        else:
+            s = Path(source) / fname
+            if not s.exists():
+                there = (f"{d} is not the reference file and {source} has no {fname} to "
+                         "replace it" if d.exists() else f"{fname} is in neither {source} "
+                         f"nor {dst}")
+                raise DataNotFoundError(f"{there}. " + manual_route(fname))
+            _verified(s, fname)
+        _copy_verified(s, d, fname)
+    _remove_old_caches(dst)
+    return dst
+
+
+def _copy_verified(src: Path, dst: Path, fname: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{fname}.", suffix=".part", dir=dst.parent)
+    os.close(fd)
+    try:
+        shutil.copyfile(src, tmp)
+        _verified(Path(tmp), fname)
+        os.replace(tmp, dst)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def _remove_old_caches(folder: Path) -> None:
+    """Delete the parsed copies (pickles) and stamps that older versions kept in ``.cache``."""
+    old = folder / ".cache"
+    for fname in FILES:
+        for suffix in (".pkl", ".sha256ok"):
+            (old / f"{fname}{suffix}").unlink(missing_ok=True)
+    if old.is_dir() and not any(old.iterdir()):
+        old.rmdir()
+
+
+def file_status() -> list[dict[str, str]]:
+    """For each file: where it is (or would be fetched from) and its checksum status."""
+    local = _local_dir()
+    rows = []
+    for fname in FILES:
+        places = ([local / fname] if local is not None else []) + [cache_dir() / fname]
+        path = next((p for p in places if p.exists()), None)
+        if path is None:
+            how = ("downloads are off: MICROAGG_OFFLINE" if _offline()
+                   else "downloaded on first use")
+            rows.append({"file": fname, "status": "missing", "where": f"{how}, {file_url(fname)}"})
+            continue
+        if not path.is_file():
+            status = "not a file"
+        else:
+            status = "ok" if sha256_of(path) == FILES[fname]["sha256"] else "WRONG SHA-256"
+        rows.append({"file": fname, "status": status, "where": str(path)})
+    return rows

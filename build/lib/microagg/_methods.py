@@ -1,0 +1,115 @@
+"""The one registry of microaggregation methods.
+
+Every place that needs "the list of methods" reads :data:`METHODS`:
+:func:`microagg.microaggregate` (``method=``), the command line (``--method``
+choices and which options apply), GOMM (the partitioner of each attribute group),
+the reproductions of the papers' tables and the tests. Adding a method here adds it
+everywhere.
+
+Book: :ref:`chap-mdav`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import reference
+from ._hybrid import hybrid
+from ._mdav import ivmdav, mdav, mdav_single, vmdav
+
+__all__ = ["Method", "METHODS", "MDAV_FAMILY", "get_method", "method_function", "list_methods"]
+
+
+@dataclass(frozen=True)
+class Method:
+    """A registered method: its name, display label, function, family, options and summary.
+
+    ``options`` are the keyword arguments the function accepts besides the data
+    and ``k``; ``family`` is ``"mdav"`` for the four MDAV-family heuristics (which
+    GOMM and the reproductions iterate over) and ``"genetic"`` for the hybrid;
+    ``oracle`` is the slow, readable implementation in :mod:`microagg.reference`
+    that the tests hold the fast one to.
+    """
+
+    name: str
+    label: str
+    function: Callable[..., np.ndarray]
+    family: str
+    options: tuple[str, ...]
+    summary: str
+    oracle: Callable[..., np.ndarray] | None = None
+
+
+_MDAV_OPTIONS: tuple[str, ...] = ()
+
+#: Every method, by the name used in ``data/published``, the API and the CLI.
+METHODS: dict[str, Method] = {m.name: m for m in (
+    Method("mdav", "MDAV", mdav, "mdav", _MDAV_OPTIONS,
+           "MDAV: groups of k around the two most distant records, round after round",
+           reference.mdav_reference),
+    Method("mdav_single", "MDAV-single", mdav_single, "mdav", _MDAV_OPTIONS,
+           "MDAV-single-group: one group of k per round, centroid recomputed each time",
+           reference.mdav_single_reference),
+    Method("vmdav", "V-MDAV", vmdav, "mdav", _MDAV_OPTIONS + ("gamma", "leftover"),
+           "V-MDAV: variable-size groups (k..2k-1) grown while the gain factor allows",
+           reference.vmdav_reference),
+    Method("ivmdav", "IV-MDAV", ivmdav, "mdav",
+           _MDAV_OPTIONS + ("gamma", "candidates", "self_neighbour"),
+           "IV-MDAV: MDAV-single-group with a variable-size extension step",
+           reference.ivmdav_reference),
+    Method("hybrid", "MDAV+GA", hybrid, "genetic",
+           ("K", "partitioning", "seed", "n_jobs", "population", "mutation_rate",
+            "crossover_rate", "iterations"),
+           "MDAV+GA hybrid: MDAV macrogroups, each re-partitioned by a genetic algorithm"),
+)}
+
+#: The MDAV-family heuristics, in registry order.
+MDAV_FAMILY: tuple[str, ...] = tuple(n for n, m in METHODS.items() if m.family == "mdav")
+
+
+def get_method(name: Any) -> Method:
+    """The registered method called ``name``; a clear error for anything else."""
+    if not isinstance(name, str):
+        kind = type(name).__name__
+        hint = " (pass one name, not a list)" if isinstance(name, list | tuple | set) else ""
+        raise TypeError(f"method must be a string naming a method, got {kind} {name!r}{hint}; "
+                        f"choose one of {list(METHODS)}")
+    if name not in METHODS:
+        raise ValueError(f"unknown method {name!r}; choose one of {list(METHODS)}")
+    return METHODS[name]
+
+
+def method_function(method: str | Callable[..., Any]) -> tuple[str, Callable[..., Any]]:
+    """``(name, function)`` of an MDAV-family method, or of a callable ``f(X, k) -> labels``.
+
+    Used where each call must be a plain deterministic partition (GOMM's attribute
+    groups): the genetic hybrid is refused.
+    """
+    if callable(method):
+        name = f"{getattr(method, '__module__', '')}.{getattr(method, '__qualname__', method)}"
+        return name, method
+    if isinstance(method, Hashable) and method in METHODS and METHODS[method].family != "mdav":
+        raise ValueError(f"method {method!r} is not an MDAV-family heuristic; use one of "
+                         f"{list(MDAV_FAMILY)} or a callable")
+    return method, get_method(method).function
+
+
+def list_methods() -> Any:
+    """The registered methods as a table: name, family, options and a one-line summary.
+
+    Book: :ref:`chap-mdav`.
+
+    Examples
+    --------
+    >>> list_methods()["name"].tolist()
+    ['mdav', 'mdav_single', 'vmdav', 'ivmdav', 'hybrid']
+    """
+    import pandas as pd
+
+    return pd.DataFrame([{"name": m.name, "label": m.label, "family": m.family,
+                          "options": ", ".join(m.options),
+                          "summary": m.summary} for m in METHODS.values()])

@@ -1,0 +1,238 @@
+"""Input checks shared by every public function.
+
+Every algorithm in :mod:`microagg` accepts "a 2-D float array" (or a pandas
+DataFrame of numeric columns). The helpers here turn the input into a C-ordered
+``float64`` array and refuse, with a message that names the problem, anything
+that would otherwise give a silently wrong answer: NaN or infinite values,
+non-numeric columns, masked entries, empty data, 1-D input, a ``k`` outside ``1..n``,
+labels that are not integers.
+
+Magnitudes. Squared distances of values beyond about ``1e154`` overflow and those
+below about ``1e-154`` underflow. :func:`rescaled` multiplies such data by a power
+of two, which is exact in binary floating point: every sum, difference, product,
+quotient and square root of the rescaled data is the exactly rescaled result, so
+every comparison an algorithm makes, hence its partition, is unchanged. Data whose
+largest absolute value lies between ``2**-SAFE_EXPONENT`` and ``2**SAFE_EXPONENT``
+(about ``1e-30`` to ``1e30``) are used exactly as given.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = ["as_matrix", "check_k", "check_count", "check_real", "check_flag", "check_seed",
+           "as_labels",
+           "rescaled", "scale_exponent", "unscale_square", "SAFE_EXPONENT"]
+
+#: Data whose largest absolute value is within ``2**-SAFE_EXPONENT .. 2**SAFE_EXPONENT``
+#: are never rescaled (their squares, sums of squares and centroids are all safe).
+SAFE_EXPONENT = 100
+
+
+def as_matrix(X: Any, name: str = "X", *, min_rows: int = 1) -> np.ndarray:
+    """Return ``X`` as a finite, C-contiguous ``(n, p)`` float64 array.
+
+    Raises
+    ------
+    TypeError
+        If ``X`` has non-numeric columns (strings, objects, datetimes).
+    ValueError
+        If ``X`` is not 2-D, has no rows or columns, or holds NaN/inf.
+    """
+    columns = None
+    if isinstance(X, np.ma.MaskedArray):
+        X = _unmasked(X, name)
+    if hasattr(X, "dtypes") and hasattr(X, "columns"):  # a pandas DataFrame
+        bad = [str(c) for c, t in X.dtypes.items() if not _is_numeric_dtype(t)]
+        if bad:
+            raise TypeError(
+                f"{name} has non-numeric column(s) {bad}; microaggregation needs numbers "
+                "(select numeric columns, or encode categories first)"
+            )
+        columns = list(X.columns)
+        X = X.to_numpy(dtype=float)
+    arr = np.asarray(X)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{name} must be numeric, got dtype {arr.dtype}"
+            + (" (it holds strings or objects)" if arr.dtype.kind in "OUS" else "")
+        )
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{name} must be 2-D (n records x p attributes), got shape {arr.shape}; "
+            "use X.reshape(-1, 1) for a single attribute"
+        )
+    n, p = arr.shape
+    if n < min_rows or p == 0:
+        raise ValueError(f"{name} is empty (shape {arr.shape}); nothing to microaggregate")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    if not np.isfinite(arr).all():
+        bad_rows = np.flatnonzero(~np.isfinite(arr).all(axis=1))
+        cols = np.flatnonzero(~np.isfinite(arr).all(axis=0))
+        where = [columns[c] for c in cols] if columns is not None else cols.tolist()
+        raise ValueError(
+            f"{name} contains NaN or infinite values in {bad_rows.size} row(s) "
+            f"(first rows {bad_rows[:5].tolist()}, columns {where[:5]}); "
+            "drop or impute them before microaggregating"
+        )
+    return arr
+
+
+def _unmasked(X: np.ma.MaskedArray, name: str) -> np.ndarray:
+    """The data of a masked array without masked entries; masked entries are an error."""
+    n_masked = int(np.ma.count_masked(X))
+    if n_masked:
+        raise ValueError(f"{name} is a masked array with {n_masked} masked value(s); "
+                         "microaggregation needs every value: drop or impute those records "
+                         "(e.g. X[~X.mask.any(axis=1)].data) first")
+    return np.ma.getdata(X)
+
+
+def _is_numeric_dtype(t: Any) -> bool:
+    kind = getattr(t, "kind", "O")
+    return kind in "biuf"
+
+
+def check_k(k: Any, n: int, name: str = "k") -> int:
+    """Check that ``k`` is an integer with ``1 <= k <= n`` and return it as ``int``."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {k!r}")
+    k = int(k)
+    if k < 1:
+        raise ValueError(f"{name} must be at least 1, got {k}")
+    if k > n:
+        raise ValueError(
+            f"{name}={k} is larger than the number of records n={n}: no {name}-partition exists"
+        )
+    return k
+
+
+def check_count(value: Any, name: str, minimum: int) -> int:
+    """Check that ``value`` is an integer (not a bool) of at least ``minimum``; return it."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    return int(value)
+
+
+def check_real(value: Any, name: str, minimum: float = 0.0) -> float:
+    """Check that ``value`` is a finite real number (not a bool) ``>= minimum``; return it."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    if not np.isfinite(value) or value < minimum:
+        raise ValueError(f"{name} must be a finite number >= {minimum:g}, got {value}")
+    return float(value)
+
+
+def check_flag(value: Any, name: str) -> bool:
+    """Check that ``value`` is a bool (``True``/``False``, numpy bools included); return it.
+
+    Strings such as ``"no"`` are refused: ``bool("no")`` is ``True``.
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_seed(seed: Any, name: str = "seed") -> Any:
+    """Check a random seed as ``numpy.random.default_rng`` takes it; return it unchanged.
+
+    ``None``, a non-negative integer (or a sequence of them), a ``SeedSequence``, a
+    ``BitGenerator`` or a ``Generator``.
+    """
+    if seed is None or isinstance(seed, (np.random.SeedSequence, np.random.BitGenerator,
+                                         np.random.Generator)):
+        return seed
+    if isinstance(seed, (bool, str, bytes, float, np.floating)):
+        raise TypeError(f"{name} must be None, a non-negative integer, a SeedSequence or a "
+                        f"numpy Generator, got {seed!r}")
+    try:
+        np.random.SeedSequence(seed)
+    except (TypeError, ValueError) as err:
+        raise (ValueError if isinstance(err, ValueError) else TypeError)(
+            f"{name} must be None, a non-negative integer, a SeedSequence or a numpy "
+            f"Generator, got {seed!r} ({err})") from None
+    return seed
+
+
+#: Labels stored as floats must be whole numbers of at most this size (exact in float64).
+_MAX_FLOAT_LABEL = 2.0**53
+
+
+def as_labels(labels: Any, n: int | None = None) -> np.ndarray:
+    """Return ``labels`` as an ``(n,)`` int64 array, checking its type, values and length.
+
+    Integer arrays are taken as they are (unsigned ones must fit in int64); float
+    arrays only when every value is a whole number of magnitude below ``2**53`` (so
+    the conversion is exact). Anything else is a ``TypeError`` or ``ValueError``.
+    """
+    arr = np.asarray(labels)
+    if arr.ndim != 1:
+        raise ValueError(f"labels must be 1-D, got shape {arr.shape}")
+    if n is not None and arr.shape[0] != n:
+        raise ValueError(f"labels has {arr.shape[0]} entries but the data has {n} records")
+    if not arr.size:
+        return arr.astype(np.int64)
+    kind = arr.dtype.kind
+    if kind == "u" and arr.dtype.itemsize >= 8 and int(arr.max()) > np.iinfo(np.int64).max:
+        raise ValueError(f"labels must fit in int64, got a label of {int(arr.max())}")
+    if kind == "f":
+        if not np.isfinite(arr).all():
+            raise ValueError("labels must be integers, got NaN or infinite values")
+        if not np.all(arr == np.round(arr)):
+            bad = arr[arr != np.round(arr)][0]
+            raise TypeError(f"labels must be integers, got the non-integer value {bad!r}")
+        if np.abs(arr).max() >= _MAX_FLOAT_LABEL:
+            raise ValueError(f"labels stored as floats must be below 2**53 in magnitude "
+                             f"(exact integers), got {np.abs(arr).max():g}; pass integer labels")
+    elif kind not in "iu":
+        raise TypeError(f"labels must be integers, got dtype {arr.dtype}")
+    return arr.astype(np.int64, copy=False)
+
+
+def scale_exponent(arr: np.ndarray, axis: int | None = None) -> Any:
+    """The power of two ``e`` making ``arr * 2**e`` safe to square: 0 for ordinary data.
+
+    With ``axis=0``, one exponent per column. Where the largest absolute value
+    ``m`` lies outside ``2**-SAFE_EXPONENT .. 2**SAFE_EXPONENT``, ``e`` brings it
+    into ``[0.5, 1)``; a zero (or empty) array needs no scaling.
+    """
+    if arr.size == 0:
+        return 0 if axis is None else np.zeros(arr.shape[1 - axis], dtype=np.int64)
+    m = np.max(np.abs(arr), axis=axis)
+    _, e = np.frexp(m)
+    e = np.where((m == 0) | (np.abs(e) <= SAFE_EXPONENT), 0, -e).astype(np.int64)
+    return int(e) if axis is None else e
+
+
+def rescaled(arr: np.ndarray) -> np.ndarray:
+    """``arr`` times the power of two of :func:`scale_exponent` (``arr`` itself if none).
+
+    Exact: decisions made on the result are those exact arithmetic would make on
+    ``arr``. Values more than ``2**1021`` times smaller than the largest become
+    subnormal or zero, far below what any distance can resolve.
+    """
+    e = scale_exponent(arr)
+    return np.ldexp(arr, e) if e else arr
+
+
+def unscale_square(value: float, e: int, what: str) -> float:
+    """A sum of squares measured on data rescaled by ``2**e``, in the original units.
+
+    Raises ``ValueError`` if it exceeds the float64 range (above about ``1e308``); a
+    value below about ``1e-308`` comes back as the nearest float (subnormal or 0.0).
+    """
+    if not e or value == 0:
+        return float(value)
+    try:
+        return math.ldexp(float(value), -2 * e)
+    except OverflowError:
+        raise ValueError(
+            f"{what} is about 2**{math.frexp(value)[1] - 2 * e}, beyond the range of float64 "
+            f"(the data's values are near 2**{-e}); divide the data by a constant to "
+            "measure it (information_loss, a ratio, works at any scale)"
+        ) from None

@@ -1,0 +1,113 @@
+"""The one registry of the papers' results tables, and how each is recomputed.
+
+Every entry names a table (or the data behind a figure) of one of the five papers, the
+function that computes our numbers as a tidy frame keyed like ``data/published``
+(``dataset, method, k, parameters, metric`` and ``ours``), the paper's settings, and the
+book section that discusses it. The entries themselves are listed once, in
+``_entries.py``; the chapters, the ledger page, the command line (``microagg reproduce
+NAME|all``) and the tests all read that list.
+
+Settings: every entry runs at the paper's settings. Only the chapters' quick check under
+nbval may reduce the heaviest ones, and only through one switch, the environment variable
+``MICROAGG_QUICK=1`` (:func:`quick_mode`); whatever ran is recorded in the result's
+``settings`` attribute and printed by the pages.
+
+Book: :ref:`page-ledger`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["Entry", "KEYS", "QUICK_ENV", "CACHE_ENV", "quick_mode", "run_entry"]
+
+#: The one switch that lets nbval run the heaviest reproductions at reduced settings.
+QUICK_ENV = "MICROAGG_QUICK"
+#: Folder where a book build shares computed tables between pages (set by tools/book_ext.py).
+CACHE_ENV = "MICROAGG_REPRODUCTION_CACHE"
+
+#: The key columns of a tidy results frame, as in ``data/published``.
+KEYS = ["dataset", "method", "k", "parameters", "metric"]
+
+
+def quick_mode() -> bool:
+    """Whether ``MICROAGG_QUICK=1`` asks for reduced settings (nbval's quick check only).
+
+    Book: :ref:`page-ledger`.
+    """
+    return os.environ.get(QUICK_ENV, "") == "1"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A results table of a paper (or the data behind a figure) and how to recompute it.
+
+    ``compute(**settings)`` returns our numbers as a tidy frame (``KEYS`` + ``ours``,
+    optionally ``ours_sd`` and ``runs`` for seeded tables); ``paper_settings`` are the
+    paper's settings and ``quick_settings`` the reduced ones nbval may use. ``tables``
+    are the table keys of ``data/published`` it answers (empty for figure data),
+    ``section`` the label of the book section that discusses it, ``inputs`` the metrics
+    that are settings rather than results, and ``reasons(row)`` a one-line reason for a
+    cell that differs.
+
+    Book: :ref:`page-ledger`.
+    """
+
+    name: str
+    paper: str
+    tables: tuple[str, ...]
+    title: str
+    section: str
+    compute: Callable[..., pd.DataFrame]
+    paper_settings: dict[str, Any] = field(default_factory=dict)
+    quick_settings: dict[str, Any] = field(default_factory=dict)
+    inputs: tuple[str, ...] = ()
+    reasons: Callable[[pd.Series], str] | None = None
+
+    def settings(self, quick: bool | None = None) -> dict[str, Any]:
+        """The settings a run uses: the paper's, or (quick mode) the reduced ones."""
+        quick = quick_mode() if quick is None else quick
+        return {**self.paper_settings, **(self.quick_settings if quick else {})}
+
+
+def _cache_file(entry: Entry, settings: dict[str, Any]) -> Path | None:
+    folder = os.environ.get(CACHE_ENV)
+    if not folder:
+        return None
+    key = json.dumps({"name": entry.name, "settings": settings}, sort_keys=True, default=str)
+    digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+    return Path(folder) / f"{entry.name}-{digest}.csv"
+
+
+def run_entry(entry: Entry, *, quick: bool | None = None, progress: bool = True
+              ) -> pd.DataFrame:
+    """Our numbers for ``entry`` as a tidy frame, with the settings that ran in ``.attrs``.
+
+    Within a book build the result is shared between pages through a cache folder
+    (``MICROAGG_REPRODUCTION_CACHE``, set by the build), so a table shown in a chapter and
+    in the ledger is computed once.
+    """
+    settings = entry.settings(quick)
+    cached = _cache_file(entry, settings)
+    if cached is not None and cached.exists():
+        ours = pd.read_csv(cached, keep_default_na=False, na_values=[""],
+                           dtype={"dataset": str, "method": str, "parameters": str,
+                                  "metric": str})
+        ours["parameters"] = ours["parameters"].fillna("")
+    else:
+        ours = entry.compute(**settings, progress=progress)
+        if cached is not None:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            ours.to_csv(cached, index=False)
+    ours = ours.copy()
+    ours.attrs["settings"] = settings
+    ours.attrs["quick"] = settings != entry.paper_settings
+    return ours

@@ -1,0 +1,233 @@
+r"""Step-by-step re-runs and small experiments that the chapters use to teach.
+
+The algorithms themselves live in the package's implementation modules; the
+functions here re-trace a step of one of them in plain, readable code
+(:func:`vmdav_first_group`), run a small experiment around them
+(:func:`gamma_sweep`, :func:`timings`, :func:`ga_vs_optimum`,
+:func:`split_close_pairs`), or show the source of a compiled kernel
+(:func:`kernel_source`).
+
+Book: :ref:`chap-vmdav`, :ref:`chap-genetic`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import datasets
+from ._core import information_loss, sse
+from ._ga_kernels import _ga_core, _repair
+from ._genetic import ga_partition
+from ._methods import MDAV_FAMILY, get_method
+from ._optimal import _shortest_path, optimal_partition
+from ._validate import as_labels, as_matrix, check_k
+from .reproductions import paper_params
+
+__all__ = ["vmdav_first_group", "gamma_sweep", "timings", "ga_vs_optimum", "split_close_pairs",
+           "kernel_source"]
+
+#: The compiled kernels a chapter may show, by name.
+_KERNELS = {"ga_core": _ga_core, "repair": _repair, "shortest_path": _shortest_path}
+
+
+def kernel_source(name: str) -> str:
+    """Source code of a compiled kernel that a chapter shows, by name.
+
+    Names: ``"ga_core"``, ``"repair"``, ``"shortest_path"``. Numba's dispatchers wrap
+    the plain Python function; this returns the plain code.
+
+    Book: :ref:`chap-genetic`.
+
+    Examples
+    --------
+    >>> kernel_source("repair").startswith("@njit")
+    True
+    """
+    if name not in _KERNELS:
+        raise ValueError(f"unknown kernel {name!r}; choose one of {sorted(_KERNELS)}")
+    f = _KERNELS[name]
+    return inspect.getsource(getattr(f, "py_func", f))
+
+
+def vmdav_first_group(X: Any, k: int = 3, *, gamma: float = 1.1) -> Any:
+    r"""The first group of V-MDAV and every extension test made for it, for teaching.
+
+    A plain re-tracing of V-MDAV's first iteration (Solanas & Martinez-Balleste
+    2006, Sec. 2; the algorithm itself is :func:`microagg.vmdav`): the record
+    :math:`e` farthest from the global centroid and its :math:`k-1` nearest
+    records form the group; then, while the group has fewer than
+    :math:`2k-1` records, the outside record :math:`e_{min}` nearest to the
+    group (distance :math:`d_{in}`) is added if
+
+    .. math:: d_{in} < \gamma\, d_{out},
+
+    :math:`d_{out}` being its distance to its nearest other unassigned record.
+    Ties go to the first record, as in :func:`microagg.vmdav`, so the returned
+    group is that function's group 0.
+
+    Book: :ref:`chap-vmdav`.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, p)
+    k : int
+    gamma : float
+        Gain factor, ``>= 0``.
+
+    Returns
+    -------
+    (numpy.ndarray, pandas.DataFrame)
+        The group's record indices (``e`` first, then its neighbours, then the
+        added records in order) and one row per test with columns ``e_min``,
+        ``nearest_member``, ``d_in``, ``nearest_outside``, ``d_out``,
+        ``gamma_d_out``, ``added``.
+    """
+
+    X = as_matrix(X)
+    k = check_k(k, X.shape[0])
+    if not np.isfinite(gamma) or gamma < 0:
+        raise ValueError(f"gamma must be a finite number >= 0, got {gamma}")
+
+    def d2(A: Any, v: Any) -> Any:
+        return ((A - v) ** 2).sum(axis=1)
+
+    n = X.shape[0]
+    e = int(np.argmax(d2(X, X.mean(axis=0))))
+    others = np.array([i for i in range(n) if i != e], dtype=int)
+    near = others[np.argsort(d2(X[others], X[e]), kind="stable")[: k - 1]]
+    group = [e, *near.tolist()]
+    tests = []
+    while len(group) < 2 * k - 1:
+        outside = np.array([i for i in range(n) if i not in group], dtype=int)
+        if outside.size == 0:
+            break
+        dist = np.sqrt(np.array([d2(X[group], X[j]) for j in outside]))  # outside x members
+        j = int(np.argmin(dist.min(axis=1)))
+        e_min, d_in = int(outside[j]), float(dist[j].min())
+        member = int(group[int(np.argmin(dist[j]))])
+        rest = outside[outside != e_min]
+        if rest.size:
+            d_rest = np.sqrt(d2(X[rest], X[e_min]))
+            out, d_out = int(rest[int(np.argmin(d_rest))]), float(d_rest.min())
+        else:
+            out, d_out = -1, float("inf")
+        added = bool(d_in < gamma * d_out)
+        tests.append((e_min, member, d_in, out, d_out, gamma * d_out, added))
+        if not added:
+            break
+        group.append(e_min)
+    table = pd.DataFrame(tests, columns=["e_min", "nearest_member", "d_in", "nearest_outside",
+                                         "d_out", "gamma_d_out", "added"])
+    return np.asarray(group, dtype=np.int64), table
+
+
+def gamma_sweep(X: np.ndarray, k: int, gammas: Iterable[float], *, method: str = "vmdav",
+                **params: Any) -> pd.DataFrame:
+    """IL of V-MDAV or IV-MDAV over a range of gain factors.
+
+    Book: :ref:`chap-vmdav`.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``gamma``, ``IL``, ``n_groups``, ``max_size``.
+    """
+    f = get_method(method).function
+    rows = []
+    for g in gammas:
+        labels = f(X, k, gamma=float(g), **params)
+        sizes = np.bincount(labels)
+        rows.append((float(g), information_loss(X, labels), sizes.size, int(sizes.max())))
+    return pd.DataFrame(rows, columns=["gamma", "IL", "n_groups", "max_size"])
+
+
+def timings(*, names: Iterable[str] = ("census", "tarragona", "eia"),
+            ks: Iterable[int] = (3, 10), repeat: int = 3) -> pd.DataFrame:
+    """Wall-clock time of the four heuristics (best of ``repeat``), measured now.
+
+    Book: :ref:`chap-vmdav`.
+
+    Returns
+    -------
+    DataFrame
+        Columns dataset, n, method, k, ``seconds``, ``IL``.
+    """
+    rows = []
+    for name in names:
+        Z = datasets.standardized(name)
+        for method in MDAV_FAMILY:
+            f = get_method(method).function
+            params = paper_params(method, name)
+            for k in ks:
+                best = np.inf
+                for _ in range(repeat):
+                    t0 = time.perf_counter()
+                    labels = f(Z, k, **params)
+                    best = min(best, time.perf_counter() - t0)
+                rows.append((name, Z.shape[0], method, k, best, information_loss(Z, labels)))
+    return pd.DataFrame(rows, columns=["dataset", "n", "method", "k", "seconds", "IL"])
+
+
+def ga_vs_optimum(*, n_sets: int = 40, iterations: int = 1000, k: int = 3,
+                  sizes: tuple[int, int] = (6, 12), p: int = 2,
+                  seed: int = 100) -> pd.DataFrame:
+    """How often does the GA find the exact optimum of a small random data set?
+
+    For ``n_sets`` data sets (standard normal, ``n`` uniform in ``sizes``, set
+    ``i`` drawn with ``default_rng(seed + i)``) compare the SSE of
+    :func:`microagg.ga_partition` (paper's parameters except ``iterations``; GA seed
+    ``i``) with the exact optimum of :func:`microagg.optimal_partition`.
+
+    Book: :ref:`chap-genetic`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per set: ``n``, ``sse_ga``, ``sse_opt``, ``optimal`` (bool,
+        equal up to rounding) and ``gap_pct`` (100 (GA - opt) / opt). The mean
+        of ``optimal`` is the hit rate quoted in :ref:`chap-genetic`.
+    """
+    rows = []
+    for i in range(n_sets):
+        rng = np.random.default_rng(seed + i)
+        n = int(rng.integers(sizes[0], sizes[1] + 1))
+        X = rng.normal(size=(n, p))
+        opt = sse(X, optimal_partition(X, k))
+        got = ga_partition(X, k, iterations=iterations, seed=i).sse
+        rows.append({"n": n, "sse_ga": got, "sse_opt": opt,
+                     "optimal": bool(got <= opt * (1 + 1e-9) + 1e-12),
+                     "gap_pct": 100.0 * (got - opt) / opt if opt > 0 else 0.0})
+    return pd.DataFrame(rows)
+
+
+def split_close_pairs(X: Any, macro: Any, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs of records closer than ``radius`` that lie in different macrogroups.
+
+    A crude count of "natural groups split" by a partition into macrogroups
+    (the shortcoming of one-step partitioning discussed in Sec. 3.1 of the
+    genetic-hybrid paper): the GA can only regroup records inside one
+    macrogroup, so a close pair that is split stays split. Distances are
+    Euclidean over all attributes.
+
+    Book: :ref:`chap-vmdav`.
+
+    Returns
+    -------
+    (i, j) : two int arrays
+        Row numbers of the split pairs (``i < j``).
+    """
+    arr = as_matrix(X)
+    lab = as_labels(macro, arr.shape[0])
+    if not radius > 0:
+        raise ValueError(f"radius must be positive, got {radius}")
+    sq = np.einsum("ij,ij->i", arr, arr)
+    d2 = sq[:, None] + sq[None, :] - 2.0 * arr @ arr.T
+    i, j = np.nonzero(np.triu(d2 < radius**2, 1))
+    keep = lab[i] != lab[j]
+    return i[keep], j[keep]

@@ -1,0 +1,126 @@
+"""Views for k-partitions, SSE and the exact optimum.
+
+Book: :ref:`chap-foundations`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from .. import datasets
+from .._core import group_sizes, information_loss, is_k_partition, sse
+from .._optimal import optimal_partition, optimal_univariate, univariate_graph
+from ._explorer import explorer
+from ._plotting import plot_arc_graph, plot_partition, plot_univariate
+
+__all__ = ["small_points", "partition_view", "explore_partition", "univariate_view"]
+
+
+def small_points(n: int = 12, *, seed: int = 2) -> np.ndarray:
+    """A small 2-D set with some cluster structure (unit square), for exact partitions.
+
+    :func:`microagg.datasets.synthetic_clustered` with clusters of 2-5 records and
+    spread 0.1.
+
+    Book: :ref:`chap-foundations`.
+
+    Examples
+    --------
+    >>> small_points(12, seed=2).shape
+    (12, 2)
+    """
+    return datasets.synthetic_clustered(n, 2, cluster_size=(2, 5), spread=0.1, seed=seed)
+
+
+
+def partition_view(X: Any = None, k: int = 3, *, n: int = 12, seed: int = 2,
+                   labels: Any = None, annotate: bool = False,
+                   figsize: tuple[float, float] = (5.0, 4.2)) -> Figure:
+    """Figure: a small 2-D data set, its optimal k-partition, SSE and IL in the title.
+
+    :ref:`chap-foundations`. The optimum comes from
+    :func:`microagg.optimal_partition` (exact, ``n <= 16``); pass ``labels`` to
+    draw another partition of ``X`` instead.
+
+    Book: :ref:`chap-foundations`.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, 2), optional
+        Records to partition; default a seeded clustered set of ``n`` points.
+    k : int
+        Minimum group size.
+    n, seed : int
+        Size and seed of the default data set (ignored when ``X`` is given).
+    labels : array_like of int, optional
+        A partition to draw instead of the optimal one.
+    annotate : bool
+        Number the records.
+    figsize : (float, float)
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    X = small_points(n, seed=seed) if X is None else X
+    if labels is None:
+        labels = optimal_partition(X, k)
+        what = f"optimal {k}-partition"
+    else:
+        what = f"{k}-partition" if is_k_partition(labels, k) else "partition (not a k-partition)"
+    fig = Figure(figsize=figsize, layout="constrained")
+    ax = fig.add_subplot()
+    n_groups = len(group_sizes(labels))
+    plot_partition(ax, X, labels, annotate=annotate)
+    ax.set_title(f"{what}: {n_groups} groups\nSSE = {sse(X, labels):.4g}, "
+                 f"IL = {information_loss(X, labels):.2f}%", fontsize=10)
+    return fig
+
+
+def explore_partition(*, n: int = 12, k: int = 3, seed: int = 2) -> Any:
+    """Controls for ``k``, ``n`` and the seed around :func:`partition_view`.
+
+    Static pages hold ``k`` in 2..4, ``n`` in 8, 10, 12, 14 and seeds 0..2; a live
+    kernel takes ``k`` 1..6, ``n`` 4..14 and seeds 0..30.
+
+    Book: :ref:`chap-foundations`.
+    """
+    return explorer(_partition_frame, {"k": [2, 3, 4], "n": [8, 10, 12, 14], "seed": [0, 1, 2]},
+                    value={"k": k, "n": n, "seed": seed},
+                    live={"k": (1, 6, 1), "n": (4, 14, 1), "seed": (0, 30, 1)})
+
+
+def _partition_frame(k: int, n: int, seed: int) -> Figure:
+    if k > n:
+        fig = Figure(figsize=(5.0, 4.2))
+        fig.text(0.5, 0.5, f"k = {k} > n = {n}: no k-partition exists;\nraise n or lower k",
+                 ha="center", va="center")
+        return fig
+    return partition_view(k=k, n=n, seed=seed)
+
+
+
+def univariate_view(x: Any, k: int, *,
+                    figsize: tuple[float, float] = (8.0, 4.0)) -> Figure:
+    """Figure: the Hansen-Mukherjee graph of ``x`` over its optimal univariate partition.
+
+    Top: nodes ``0..n`` (the gaps between sorted values), every arc ``(i, j)``
+    with ``k <= j - i <= 2k-1`` labelled with its group's SSE, the shortest
+    path in red. Bottom: the values on a line, coloured by optimal group.
+    :ref:`chap-foundations`; see
+    :func:`microagg.univariate_graph`.
+
+    Book: :ref:`chap-foundations`.
+    """
+    g = univariate_graph(x, k)
+    labels = optimal_univariate(g.values, k)
+    fig = Figure(figsize=figsize, layout="constrained")
+    top, bottom = fig.subplots(2, 1, height_ratios=[3, 1])
+    plot_arc_graph(top, g.values.size + 1, g.arcs, costs=g.costs, path=g.path,
+                   title=f"shortest path 0 -> {g.values.size}: SSE = {g.sse:.4g} (k = {k})")
+    plot_univariate(bottom, g.values, labels, annotate=True)
+    bottom.set_xlabel("sorted values, coloured by optimal group (ticks: group means)")
+    return fig

@@ -33,7 +33,7 @@ $(BIN)/python:
 
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[book,test,fast]'
+	$(BIN)/python -m pip install --quiet -e '.[book,test,fast,dask]'
 	touch $@
 
 env: $(STAMP)

@@ -10,8 +10,9 @@ private modules (``_core``, ``_mdav``, ``_genetic``, ``_gomm``, ...). Public
 subpackages: :mod:`microagg.datasets` (reference and synthetic data),
 :mod:`microagg.published` (the papers' numbers), :mod:`microagg.reproductions`
 (the papers' tables, regenerated), :mod:`microagg.views` (the chapters' figures and
-explorers), :mod:`microagg.teaching` (step-by-step re-runs and small experiments)
-and :mod:`microagg.reference` (slow, readable oracles).
+explorers), :mod:`microagg.teaching` (step-by-step re-runs and small experiments),
+:mod:`microagg.reference` (slow, readable oracles) and, with the ``dask`` extra,
+:mod:`microagg.dask` (protection within strata on a Dask cluster; import it explicitly).
 
 Book: :ref:`chap-foundations`.
 """

@@ -6,13 +6,15 @@ Sub-commands, one function each::
     microagg data [--source DIR | --download] [--dest DIR]
                                           copy (or download) and verify the reference data
     microagg protect IN.csv -k 3 [-o OUT.csv] [--force] [--method mdav] [--columns a,b]
-                                          microaggregate a CSV table
+                 [--strata COL[,COL]] [--small-strata merge] [--jobs N | --scheduler ADDR]
+                                          microaggregate a CSV or Parquet table,
+                                          optionally stratum by stratum
     microagg reproduce TABLE              regenerate a paper's table beside the
                                           published one
 
 Every user error is one line on standard error and a non-zero exit status
 (``--debug`` shows the traceback). File handling and the method options live in
-:mod:`microagg._cli_io`.
+:mod:`microagg._cli_io`; formats, strata, jobs and clusters in :mod:`microagg._cli_strata`.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from ._cli_io import (
     read_table,
     write_table,
 )
+from ._cli_strata import add_options, check_options, formats, protect_by_strata
 from ._methods import METHODS
 from ._protect import microaggregate
 
@@ -43,11 +46,14 @@ __all__ = ["main"]
 TABLES = ("ivmdav-table1", "vmdav-table1", "mdav-readings", "genetic-table2")
 
 DESCRIPTION = """microagg: microaggregation for statistical disclosure control.
-Protect the numeric columns of a CSV table, fetch and check the reference data sets,
-regenerate the papers' tables."""
+Protect the numeric columns of a CSV or Parquet table (within strata, on local processes or
+a Dask cluster), fetch and check the reference data sets, regenerate the papers' tables."""
 EXAMPLES = """examples:
   microagg protect survey.csv -k 3 -o protected.csv
   microagg protect survey.csv -k 5 --method vmdav --gamma 1.1 --columns age,income -o out.csv
+  microagg protect national.parquet -k 3 --strata region --jobs 4 -o protected.parquet
+  microagg protect national.parquet -k 3 --strata region,wave --small-strata merge \
+      --scheduler tcp://scheduler:8786 -o protected.parquet
   microagg data --download
   microagg reproduce mdav-readings
 """
@@ -88,13 +94,17 @@ def _data(args: argparse.Namespace) -> int:
 def _protect(args: argparse.Namespace) -> int:
     source = input_file(args.input)
     out = output_target(args.output, source, args.force)
+    fmts = formats(args, source, out)
     params = method_params(args)
     columns = columns_arg(args.columns)
-    df = read_table(source)
+    strata = check_options(args)
+    if strata is not None:
+        return protect_by_strata(args, source, out, fmts, params, columns, strata)
+    df = read_table(source, fmts[0])
     protected, info = microaggregate(df, args.k, method=args.method, columns=columns,
                                      standardize=not args.no_standardize, return_info=True,
                                      **params)
-    write_table(protected, out, sys.stdout)
+    write_table(protected, out, sys.stdout, fmts[1])
     names = ", ".join(map(str, info.columns))
     print(f"microagg: protected {len(info.columns)} column(s): {names}", file=sys.stderr)
     passed = ", ".join(map(str, info.passed_through)) or "none"
@@ -163,14 +173,18 @@ def _parser() -> argparse.ArgumentParser:
     d.set_defaults(func=_data)
 
     m = sub.add_parser("protect", parents=[common],
-                       help="microaggregate the numeric columns of a CSV table",
-                       description="Microaggregate columns of a CSV table: every released "
-                       "combination of the protected columns is shared by at least k rows. "
-                       "The columns protected and passed through are reported on stderr.")
-    m.add_argument("input", help="CSV file with a header row")
+                       help="microaggregate the numeric columns of a CSV or Parquet table",
+                       description="Microaggregate columns of a CSV or Parquet table: every "
+                       "released combination of the protected columns is shared by at least k "
+                       "rows. The columns protected and passed through are reported on stderr. "
+                       "With --strata each stratum is protected on its own and the file is "
+                       "streamed, one stratum in memory at a time (on --jobs processes, or a "
+                       "Dask cluster with --scheduler).")
+    m.add_argument("input", help="CSV file with a header row, or a Parquet file")
     m.add_argument("-k", type=int, required=True, help="minimum group size")
     m.add_argument("-o", "--output",
-                   help="output CSV file (default: standard output); never the input file")
+                   help="output CSV or Parquet file (default: CSV on standard output); never "
+                   "the input file")
     m.add_argument("--force", action="store_true", help="replace the output file if it exists")
     m.add_argument("--method", default="mdav", choices=list(METHODS),
                    help="microaggregation method (default mdav); see microagg.list_methods()")
@@ -178,6 +192,7 @@ def _parser() -> argparse.ArgumentParser:
                    "numeric column, except a first column that is a row index)")
     m.add_argument("--no-standardize", action="store_true",
                    help="build groups on raw values instead of z-scores")
+    add_options(m)
     add_method_options(m)
     m.set_defaults(func=_protect)
 
@@ -192,8 +207,9 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-#: Errors of the user's making (bad values, files, options): one line, exit status 2.
-USER_ERRORS = (ValueError, TypeError, OSError, LookupError)
+#: Errors of the user's making (bad values, files, options, a missing optional package such
+#: as pyarrow or dask): one line, exit status 2.
+USER_ERRORS = (ValueError, TypeError, OSError, LookupError, ImportError)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -7,6 +7,8 @@
 * Method options: every option of every registered method (:data:`METHOD_OPTIONS`,
   one entry per name in the registry's ``options``) has a command-line flag; a flag
   the chosen method does not take is an error naming it.
+* Formats: CSV, or Parquet (pyarrow) for a file ending in .parquet, .pq or .parq
+  (``--format`` forces one); Parquet is never written to standard output.
 * Errors: one line on standard error.
 """
 
@@ -15,7 +17,8 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +27,8 @@ import pandas as pd
 from ._methods import METHODS
 
 __all__ = ["METHOD_OPTIONS", "add_method_options", "method_params", "input_file",
-           "output_target", "read_table", "write_table", "columns_arg", "one_line"]
+           "output_target", "read_table", "write_table", "columns_arg", "list_arg",
+           "atomic_target", "one_line"]
 
 
 def _yes_no(text: str) -> bool:
@@ -88,12 +92,17 @@ def method_params(args: argparse.Namespace) -> dict[str, Any]:
 
 def columns_arg(text: str | None) -> list[str] | None:
     """``--columns a,b`` as a list; an empty value is an error, not "every column"."""
+    return list_arg(text, "--columns", "or leave out --columns to protect every numeric column")
+
+
+def list_arg(text: str | None, flag: str, otherwise: str = "") -> list[str] | None:
+    """``FLAG a,b`` as a list of names; an empty name is an error."""
     if text is None:
         return None
     names = [c.strip() for c in text.split(",")]
     if not text.strip() or any(not c for c in names):
-        raise ValueError(f"--columns {text!r} names an empty column; give names separated by "
-                         "commas, or leave out --columns to protect every numeric column")
+        raise ValueError(f"{flag} {text!r} names an empty column; give names separated by "
+                         f"commas{', ' + otherwise if otherwise else ''}")
     return names
 
 
@@ -123,7 +132,15 @@ def output_target(name: str | None, source: Path, force: bool) -> Path | None:
     return out
 
 
-def read_table(path: Path) -> pd.DataFrame:
+def read_table(path: Path, fmt: str = "csv") -> pd.DataFrame:
+    if fmt == "parquet":
+        from ._stream import require_pyarrow
+
+        pa = require_pyarrow("reading Parquet")
+        try:
+            return pd.read_parquet(path, engine="pyarrow")
+        except pa.ArrowException as err:
+            raise ValueError(f"cannot read {path} as a Parquet file: {one_line(err)}") from None
     try:
         return pd.read_csv(path)
     except (ValueError, pd.errors.ParserError) as err:  # empty, malformed, not text
@@ -131,15 +148,32 @@ def read_table(path: Path) -> pd.DataFrame:
                          f"{one_line(err)}") from None
 
 
-def write_table(df: pd.DataFrame, out: Path | None, stdout: Any) -> None:
-    """Write ``df`` as CSV to ``out`` atomically (temporary file, then rename), or to stdout."""
+def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv") -> None:
+    """Write ``df`` to ``out`` atomically (temporary file, then rename), or CSV to stdout."""
     if out is None:
         df.to_csv(stdout, index=False)
         return
+    if fmt == "parquet":
+        from ._stream import require_pyarrow
+
+        require_pyarrow("writing Parquet")
+        with atomic_target(out) as tmp:
+            df.to_parquet(tmp, engine="pyarrow")
+        return
+    with atomic_target(out) as tmp, open(tmp, "w", newline="") as fh:
+        df.to_csv(fh, index=False)
+
+
+@contextmanager
+def atomic_target(out: Path) -> Iterator[str]:
+    """A temporary file beside ``out``, renamed over it when the block succeeds.
+
+    A failure leaves ``out`` as it was and no temporary file behind.
+    """
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", newline="") as fh:
-            df.to_csv(fh, index=False)
+        yield tmp
         mask = os.umask(0)
         os.umask(mask)
         os.chmod(tmp, 0o666 & ~mask)  # as an ordinary new file (mkstemp makes it private)

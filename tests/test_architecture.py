@@ -29,7 +29,7 @@ PACKAGE = ROOT / "microagg"
 SOURCES = sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
 #: Public namespaces: the top level and the public subpackages / modules.
 PUBLIC = ["microagg", "microagg.datasets", "microagg.published", "microagg.reproductions",
-          "microagg.views", "microagg.teaching", "microagg.reference"]
+          "microagg.views", "microagg.teaching", "microagg.reference", "microagg.dask"]
 MAX_MODULE, MAX_FUNCTION = 600, 80
 
 

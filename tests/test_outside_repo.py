@@ -68,10 +68,16 @@ def test_exported_chapters_run_on_a_plain_install(tmp_path, data_server):
     sys.path.insert(0, str(ROOT / "tools"))
     from export_notebooks import install_cell
 
-    # the wheel, built from the checkout without the book extras
+    # the wheel, built without the book extras from a copy of the package's sources (a build
+    # in the checkout would leave setuptools' build/ folder behind)
+    source = tmp_path / "source"
+    shutil.copytree(ROOT / "microagg", source / "microagg",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy2(ROOT / name, source / name)
     wheels = tmp_path / "wheels"
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-          "-w", str(wheels), str(ROOT)])
+          "-w", str(wheels), str(source)])
     wheel = next(wheels.glob("microagg-*.whl"))
     # a fresh environment: the wheel (and its dependencies), nbclient, ipykernel
     venv = tmp_path / "venv"

@@ -155,7 +155,7 @@ def test_api_page_lists_every_public_name(site):
     missing = []
     for modname in ("microagg", "microagg.datasets", "microagg.published",
                     "microagg.reproductions", "microagg.views", "microagg.teaching",
-                    "microagg.reference"):
+                    "microagg.reference", "microagg.dask"):
         module = importlib.import_module(modname)
         for name in module.__all__:
             obj = getattr(module, name)

@@ -1,0 +1,178 @@
+"""``microagg protect`` for large files: formats, strata, jobs, a cluster, progress.
+
+The options added to ``protect`` (:func:`add_options`) and the stratified run
+(:func:`protect_by_strata`), which streams the file through :mod:`microagg._stream`:
+one unit (a stratum, with any small strata merged into it) in memory at a time, on
+``--jobs`` local processes or the workers of a Dask cluster (``--scheduler``), with a
+progress bar and a report on standard error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import multiprocessing
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
+from typing import Any
+
+from ._cli_io import atomic_target, list_arg
+from ._protect import _check_call
+from ._strata import SMALL_STRATA, check_policy, strata_list
+from ._stream import (
+    StreamSettings,
+    file_format,
+    merge_lines,
+    protect_stream,
+    sample_frame,
+    spill_folder,
+)
+
+__all__ = ["add_options", "check_options", "protect_by_strata", "formats"]
+
+
+def add_options(m: argparse.ArgumentParser) -> None:
+    """The options of ``protect`` for formats, strata, parallel runs and progress."""
+    g = m.add_argument_group("large files and strata")
+    g.add_argument("--format", choices=["csv", "parquet"], default=None,
+                   help="format of the input and output files (default: Parquet for names "
+                   "ending in .parquet, .pq or .parq, CSV otherwise)")
+    g.add_argument("--strata", metavar="COL[,COL]",
+                   help="protect each stratum (each combination of these columns' values) "
+                   "on its own, streaming the file one stratum at a time; strata columns are "
+                   "copied unchanged; the output is grouped by stratum")
+    g.add_argument("--small-strata", choices=list(SMALL_STRATA), default=None,
+                   help="a stratum with fewer than k records: 'error' (default) names it, "
+                   "'merge' protects it with the stratum of nearest centroid (reported)")
+    g.add_argument("--jobs", type=int, default=None, metavar="N",
+                   help="protect strata on N local processes (with --strata; default 1)")
+    g.add_argument("--scheduler", metavar="ADDRESS",
+                   help="protect strata on the workers of a running Dask cluster, e.g. "
+                   "tcp://10.0.0.5:8786 (with --strata; needs microagg[dask])")
+    g.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="show a progress bar with a stratum counter on stderr (default: "
+                   "on a terminal, for runs longer than a second)")
+
+
+def formats(args: argparse.Namespace, source: Path, out: Path | None) -> tuple[str, str]:
+    """Input and output formats; Parquet to standard output is an error."""
+    fin, fout = file_format(source, args.format), file_format(out, args.format)
+    if out is None and fout == "parquet":
+        raise ValueError("Parquet is not written to standard output: give the output file "
+                         "with -o OUT.parquet")
+    return fin, fout
+
+
+def check_options(args: argparse.Namespace) -> list[str] | None:
+    """The strata named by ``--strata``; options that need strata without it are errors."""
+    strata = list_arg(args.strata, "--strata")
+    needs = [flag for flag, value in (("--small-strata", args.small_strata),
+                                      ("--jobs", args.jobs), ("--scheduler", args.scheduler))
+             if value is not None]
+    if strata is None and needs:
+        raise ValueError(f"{', '.join(needs)} apply to a run by strata: add --strata COL")
+    if args.jobs is not None and args.jobs < 1:
+        raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
+    if args.jobs is not None and args.scheduler is not None:
+        raise ValueError("--jobs and --scheduler exclude each other: local processes, or "
+                         "the workers of a cluster")
+    return strata
+
+
+def protect_by_strata(args: argparse.Namespace, source: Path, out: Path | None,
+                      fmts: tuple[str, str], params: dict[str, Any], columns: Any,
+                      strata: list[str]) -> int:
+    """Stream ``source`` stratum by stratum into ``out`` (or stdout) and report on stderr."""
+    sample = sample_frame(source, fmts[0])
+    _, columns, notes = _check_call(sample, args.method, columns, params, strata)
+    settings = StreamSettings(
+        k=args.k, method=args.method, params=params, columns=columns,
+        strata=strata_list(strata, sample.columns),
+        policy=check_policy(args.small_strata or "error"), standardize=not args.no_standardize)
+    with _executor(args) as (executor, window, remote), _target(out, fmts[1]) as target:
+        report = protect_stream(source, fmts[0], target, fmts[1], settings, executor=executor,
+                                window=window, remote=remote, progress=_bars(args.progress),
+                                spill_dir=spill_folder(out))
+    _report(args, settings, sample, notes, report)
+    return 0
+
+
+@contextmanager
+def _executor(args: argparse.Namespace) -> Iterator[tuple[cf.Executor | None, int, bool]]:
+    """``(executor, units in flight, remote)``: none, local processes, or a Dask cluster."""
+    if args.scheduler is not None:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise ImportError("--scheduler needs Dask's distributed scheduler, which is not "
+                              "installed: pip install microagg[dask]") from None
+        # connection timeout: Dask's distributed.comm.timeouts.connect (30 s by default)
+        with Client(args.scheduler) as client:
+            threads = max(1, sum(client.nthreads().values()))
+            yield client.get_executor(pure=False), 2 * threads, True
+        return
+    jobs = args.jobs or 1
+    if jobs == 1:
+        yield None, 1, False
+        return
+    spawn = multiprocessing.get_context("spawn")  # no fork of a process running threads
+    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=spawn) as pool:
+        yield pool, jobs + 1, False  # one unit waiting, so no worker idles while we write
+
+
+def _target(out: Path | None, fmt: str) -> Any:
+    """The output to write to: a temporary file renamed over ``out`` at the end, or stdout."""
+    if out is None:
+        return nullcontext(sys.stdout)
+    return _atomic(out, fmt)
+
+
+@contextmanager
+def _atomic(out: Path, fmt: str) -> Iterator[Any]:
+    with atomic_target(out) as tmp:
+        if fmt == "parquet":
+            yield tmp
+        else:
+            with open(tmp, "w", newline="") as fh:
+                yield fh
+
+
+def _bars(flag: bool | None) -> Callable[..., Any]:
+    """A maker of tqdm bars on stderr: always (``--progress``), never, or on a terminal
+    after a second (the default, so short runs print nothing)."""
+    from tqdm import tqdm
+
+    enabled = flag if flag is not None else sys.stderr.isatty()
+
+    def make(*, total: int | None, desc: str, unit: str) -> Any:
+        return tqdm(total=total, desc=desc, unit=f" {unit}", file=sys.stderr,
+                    disable=not enabled, delay=0 if flag else 1.0, leave=bool(flag),
+                    dynamic_ncols=True)
+
+    return make
+
+
+def _report(args: argparse.Namespace, settings: StreamSettings, sample: Any,
+            notes: list[str], report: dict[str, Any]) -> None:
+    err = sys.stderr
+    plan, summaries = report["plan"], report["summaries"]
+    cols = settings.columns
+    print(f"microagg: protected {len(cols)} column(s): {', '.join(map(str, cols))}", file=err)
+    passed = [c for c in sample.columns if c not in set(cols)]
+    print(f"microagg: passed through unchanged: {', '.join(map(str, passed)) or 'none'}",
+          file=err)
+    for note in notes:
+        print(f"microagg: note: {note}", file=err)
+    print(f"microagg: {len(plan.keys)} strata by {', '.join(settings.strata)} (sizes "
+          f"{plan.sizes.min()}..{plan.sizes.max()}), {len(plan.merged)} merged, protected "
+          "as units in stratum order; the output is grouped by stratum, rows of a stratum "
+          "in input order", file=err)
+    for line in merge_lines(plan, settings.strata):
+        print(f"microagg: {line}", file=err)
+    ils = [s.information_loss for s in summaries]
+    print(f"{args.method}, k={args.k}: {sum(s.groups for s in summaries)} groups, sizes "
+          f"{min(s.smallest for s in summaries)}..{max(s.largest for s in summaries)}, "
+          f"IL = {report['information_loss']:.4f}% of the whole table (within strata "
+          f"{min(ils):.4f}..{max(ils):.4f}%)", file=err)

@@ -1,0 +1,365 @@
+r"""Microaggregation within strata: the pieces shared by every engine.
+
+Agencies protect a national file within *strata* (region, sector, survey wave): each
+stratum is microaggregated on its own, so no group crosses a stratum. Three engines
+use the pieces here and so give the same result: :func:`microagg.microaggregate`
+(``strata=``, one table in memory), the command line (``microagg protect --strata``,
+one stratum in memory at a time) and :func:`microagg.dask.microaggregate` (one task per
+stratum on a Dask cluster).
+
+* **Strata** are the distinct combinations of the strata columns, in sorted order.
+  Strata columns are released unchanged and are never quasi-identifiers; a missing
+  value in one is an error (fill it, e.g. with ``"unknown"``, to make it a stratum).
+* **Statistics** (:func:`moments`, :func:`combine_moments`): per stratum, the number of
+  records and each protected column's mean and sum of squared deviations, computed
+  batch by batch (or partition by partition) and combined exactly
+  (Chan, Golub and LeVeque's pairwise update).
+* **Small strata** (:func:`plan_strata`): a stratum with fewer than ``k`` records is
+  an error under ``small_strata="error"``, naming the strata. Under ``"merge"`` each
+  such stratum is protected together with the *most similar* stratum that has at least
+  ``k`` records: the one whose centroid is nearest in squared Euclidean distance, on
+  the whole table's z-scores of the protected columns (raw values when
+  ``standardize=False``); a tie goes to the first in stratum order. Centroids are those
+  of the original strata, so the result does not depend on the order of the merges.
+  The strata protected together form one *unit*; units are ordered by their (large)
+  stratum.
+* **One unit** (:func:`protect_block`): standardised within the unit (population
+  standard deviation; a column constant within the unit has z-score 0 there), the
+  method run, the centroids published in original units. Group labels are numbered
+  0..g-1 within the unit and offset by the groups of the units before it, so labels
+  are unique over the table.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._core import aggregate, loss_summary, zscores
+from ._validate import as_matrix
+
+__all__ = ["SMALL_STRATA", "strata_list", "check_policy", "check_strata_values", "moments",
+           "combine_moments", "StrataPlan", "plan_strata", "BlockResult", "protect_block",
+           "stratified", "overall_loss", "describe_key", "global_spread", "strata_report"]
+
+#: The policies for a stratum with fewer than k records.
+SMALL_STRATA = ("error", "merge")
+
+
+def strata_list(strata: Any, table_columns: Sequence[Any]) -> list[Any]:
+    """The strata columns as a list; an unknown, repeated or empty choice is an error."""
+    if isinstance(strata, str | bytes) or not isinstance(strata, Iterable):
+        if not isinstance(strata, Hashable):
+            raise TypeError(f"strata must be a column label or a list of them, got {strata!r}")
+        strata = [strata]  # a single label means one column
+    chosen = list(strata)
+    if not chosen:
+        raise ValueError("strata is empty: name at least one column (or leave strata out)")
+    twice = list(dict.fromkeys(c for i, c in enumerate(chosen) if c in chosen[:i]))
+    if twice:
+        raise ValueError(f"strata column(s) {twice} are named more than once")
+    missing = [c for c in chosen if c not in list(table_columns)]
+    if missing:
+        raise ValueError(f"strata column(s) {missing} are not in the table; it has "
+                         f"{list(table_columns)}")
+    return chosen
+
+
+def check_policy(small_strata: Any) -> str:
+    if not isinstance(small_strata, str) or small_strata not in SMALL_STRATA:
+        raise ValueError(f"small_strata must be one of {list(SMALL_STRATA)}, "
+                         f"got {small_strata!r}")
+    return small_strata
+
+
+def check_strata_values(frame: pd.DataFrame, strata: list[Any]) -> None:
+    """A missing value in a strata column is an error naming the column."""
+    bad = [c for c in strata if frame[c].isna().any()]
+    if bad:
+        raise ValueError(f"strata column(s) {bad} have missing values: a record must belong "
+                         "to one stratum; fill them (e.g. with 'unknown') to make them a "
+                         "stratum of their own")
+
+
+def describe_key(strata: list[Any], key: Any) -> str:
+    """``region='north'`` (or ``region='north', wave=2``) for messages."""
+    values = key if len(strata) > 1 else (key,)
+    return ", ".join(f"{c}={_plain(v)!r}" for c, v in zip(strata, values, strict=True))
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def moments(frame: pd.DataFrame, strata: list[Any], columns: list[Any]) -> pd.DataFrame:
+    """Per stratum (sorted): records ``n``, and per protected column its mean and M2.
+
+    Columns ``n``, ``mean0..`` and ``m2_0..`` (M2: sum of squared deviations from the
+    stratum mean); the index holds the strata keys (named by the strata columns).
+    """
+    check_strata_values(frame, strata)
+    X = as_matrix(frame[columns], name="the protected columns", min_rows=0)
+    vals = pd.DataFrame(X, columns=[f"mean{j}" for j in range(X.shape[1])])
+    keys = [frame[c].reset_index(drop=True) for c in strata]
+    g = vals.groupby(keys, sort=True, observed=True)
+    n = g.size()
+    mean = g.mean()
+    m2 = (g.var(ddof=0).fillna(0.0) * n.to_numpy()[:, None]).set_axis(
+        [f"m2_{j}" for j in range(X.shape[1])], axis=1)
+    out = pd.concat([n.rename("n").to_frame(), mean, m2], axis=1)
+    out.index.names = strata
+    return out
+
+
+def combine_moments(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """The :func:`moments` of the union of the parts' records, per stratum (sorted)."""
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        raise ValueError("the table is empty: nothing to microaggregate")
+    if len(parts) == 1:
+        return parts[0].sort_index()
+    both = pd.concat(parts)
+    levels = list(range(both.index.nlevels))
+    p = (both.shape[1] - 1) // 2
+    mean_cols = [f"mean{j}" for j in range(p)]
+    m2_cols = [f"m2_{j}" for j in range(p)]
+    by = both.groupby(level=levels, sort=True)
+    n = by["n"].sum()
+    weighted = both[mean_cols].mul(both["n"], axis=0).groupby(level=levels, sort=True).sum()
+    mean = weighted.div(n, axis=0)
+    dev = (both[mean_cols] - mean.reindex(both.index).to_numpy()) ** 2
+    spread = dev.mul(both["n"], axis=0).set_axis(m2_cols, axis=1)
+    m2 = both[m2_cols].groupby(level=levels, sort=True).sum() + spread.groupby(
+        level=levels, sort=True).sum()
+    out = pd.concat([n.rename("n").to_frame(), mean, m2], axis=1)
+    out.index.names = parts[0].index.names
+    return out
+
+
+def _pooled(stats: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, int]:
+    """Whole-table mean and M2 per protected column, and the number of records."""
+    p = (stats.shape[1] - 1) // 2
+    n = stats["n"].to_numpy(dtype=float)
+    mean = stats[[f"mean{j}" for j in range(p)]].to_numpy()
+    m2 = stats[[f"m2_{j}" for j in range(p)]].to_numpy()
+    total = n.sum()
+    grand = (n[:, None] * mean).sum(axis=0) / total
+    pooled = m2.sum(axis=0) + (n[:, None] * (mean - grand) ** 2).sum(axis=0)
+    return grand, pooled, int(total)
+
+
+@dataclass(frozen=True)
+class StrataPlan:
+    """Which strata are protected together: ``units[u]`` lists stratum positions,
+    its (large) stratum first; ``merged`` maps each small stratum's key to its target's."""
+
+    keys: list[Any]
+    sizes: np.ndarray
+    units: list[list[int]]
+    unit_of: np.ndarray
+    merged: dict[Any, Any]
+
+
+def plan_strata(stats: pd.DataFrame, k: int, policy: str, *, standardize: bool,
+                columns: list[Any]) -> StrataPlan:
+    """The units to protect, by the small-strata ``policy`` (see the module docstring)."""
+    keys = list(stats.index)
+    strata = list(stats.index.names)
+    sizes = stats["n"].to_numpy(dtype=np.int64)
+    small = np.flatnonzero(sizes < k)
+    if small.size and policy == "error":
+        shown = "; ".join(f"{describe_key(strata, keys[i])} ({sizes[i]} records)"
+                          for i in small[:10])
+        more = f" and {small.size - 10} more" if small.size > 10 else ""
+        raise ValueError(f"{small.size} stratum(s) have fewer than k={k} records: {shown}{more}; "
+                         "coarsen the strata, or merge each with its most similar stratum "
+                         "(small_strata='merge', --small-strata merge on the command line)")
+    large = np.flatnonzero(sizes >= k)
+    if not large.size:
+        raise ValueError(f"no stratum has k={k} records (the largest has {sizes.max()}): "
+                         "there is nothing to merge the small strata into; coarsen the strata")
+    unit_of = np.full(len(keys), -1, dtype=np.int64)
+    unit_of[large] = np.arange(large.size)
+    units = [[int(i)] for i in large]
+    merged: dict[Any, Any] = {}
+    if small.size:
+        centre = _centroids(stats, standardize, columns)
+        for i in small:
+            d = ((centre[large] - centre[i]) ** 2).sum(axis=1)
+            target = int(large[int(np.argmin(d))])  # argmin: the first of equal distances
+            unit_of[i] = unit_of[target]
+            units[unit_of[target]].append(int(i))
+            merged[keys[i]] = keys[target]
+    return StrataPlan(keys=keys, sizes=sizes, units=units, unit_of=unit_of, merged=merged)
+
+
+def _centroids(stats: pd.DataFrame, standardize: bool, columns: list[Any]) -> np.ndarray:
+    p = (stats.shape[1] - 1) // 2
+    mean = stats[[f"mean{j}" for j in range(p)]].to_numpy()
+    if not standardize:
+        return mean
+    grand, _, _ = _pooled(stats)
+    return (mean - grand) / global_spread(stats, columns)
+
+
+def global_spread(stats: pd.DataFrame, columns: list[Any]) -> np.ndarray:
+    """The whole table's population standard deviation of each protected column; a
+    constant column is an error (as for an unstratified run)."""
+    _, pooled, n = _pooled(stats)
+    std = np.sqrt(pooled / n)
+    zero = np.flatnonzero(std == 0)
+    if zero.size:
+        raise ValueError(f"column(s) {[columns[j] for j in zero]} have zero variance (a "
+                         "constant value) and cannot be standardised; drop them: they carry "
+                         "no information to protect")
+    return std
+
+
+@dataclass(frozen=True)
+class BlockResult:
+    """One unit protected: local labels 0..g-1, released values, losses and time."""
+
+    labels: np.ndarray
+    released: np.ndarray
+    groups: int
+    sse: float
+    sst: float
+    information_loss: float
+    seconds: float
+    column_sse: np.ndarray
+
+
+def protect_block(X: np.ndarray, k: int, function: Any, params: dict[str, Any], *,
+                  standardize: bool, names: list[Any]) -> BlockResult:
+    """Microaggregate one unit (checked ``X``): z-scores within it, method, centroids.
+
+    Memory: besides ``X``, one array of its size at a time (the z-scores, then the
+    released values) and temporaries of :data:`CHUNK` rows.
+    """
+    start = time.perf_counter()
+    Z = _block_zscores(X, names) if standardize else X
+    raw = np.asarray(function(Z, k, **params), dtype=np.int64)
+    _, labels = np.unique(raw, return_inverse=True)
+    labels = labels.reshape(-1).astype(np.int64)
+    groups = int(labels.max()) + 1
+    within, total, il = _unit_loss(Z, labels, groups, safe=standardize)
+    del Z
+    released = aggregate(X, labels)
+    column_sse = np.zeros(X.shape[1])
+    for lo in range(0, X.shape[0], CHUNK):
+        column_sse += ((X[lo:lo + CHUNK] - released[lo:lo + CHUNK]) ** 2).sum(axis=0)
+    return BlockResult(labels=labels, released=released, groups=groups, sse=within,
+                       sst=total, information_loss=il, seconds=time.perf_counter() - start,
+                       column_sse=column_sse)
+
+
+#: Rows per temporary array in the per-unit sums of squares.
+CHUNK = 8192
+
+
+def _unit_loss(arr: np.ndarray, labels: np.ndarray, groups: int, *, safe: bool
+               ) -> tuple[float, float, float]:
+    """``(sse, sst, il)`` as :func:`microagg._core.loss_summary`, in chunks of rows.
+
+    ``safe``: z-scores, which need no rescaling (their squares cannot overflow).
+    """
+    if not safe:
+        return loss_summary(arr, labels)
+    counts = np.bincount(labels, minlength=groups)
+    sums = np.stack([np.bincount(labels, weights=arr[:, j], minlength=groups)
+                     for j in range(arr.shape[1])], axis=1)
+    centre, mean = sums / counts[:, None], arr.mean(axis=0)
+    within = total = 0.0
+    for lo in range(0, arr.shape[0], CHUNK):
+        rows = arr[lo:lo + CHUNK]
+        d = rows - centre[labels[lo:lo + CHUNK]]
+        c = rows - mean
+        within += float(np.einsum("ij,ij->", d, d))
+        total += float(np.einsum("ij,ij->", c, c))
+    return within, total, (100.0 * within / total if total else 0.0)
+
+
+def _block_zscores(X: np.ndarray, names: list[Any]) -> np.ndarray:
+    """z-scores within a unit; a column constant there (no spread to scale) gets 0."""
+    constant = (X == X[0]).all(axis=0)
+    if not constant.any():
+        return zscores(X, names)
+    Z = np.zeros_like(X)
+    keep = np.flatnonzero(~constant)
+    if keep.size:
+        Z[:, keep] = zscores(X[:, keep], [names[j] for j in keep])
+    return Z
+
+
+def overall_loss(stats: pd.DataFrame, column_sse: np.ndarray, *, standardize: bool) -> float:
+    """IL of the whole released table (the whole table's z-scores when standardising)
+    from the strata statistics and each column's within-group SSE (raw units)."""
+    _, pooled, _ = _pooled(stats)
+    if standardize:
+        return 100.0 * float(np.mean(column_sse / pooled))
+    total = float(pooled.sum())
+    return 100.0 * float(column_sse.sum()) / total if total else 0.0
+
+
+def stratified(df: pd.DataFrame, X: np.ndarray, k: int, function: Any, params: dict[str, Any],
+               *, strata: list[Any], policy: str, standardize: bool, columns: list[Any]
+               ) -> tuple[np.ndarray, np.ndarray, pd.DataFrame, dict[Any, Any]]:
+    """The in-memory engine: ``(released, labels, report, merged)`` in the table's row order.
+
+    ``report`` is the per-stratum table of :attr:`MicroaggregationInfo.strata`.
+    """
+    check_strata_values(df, strata)
+    view = pd.DataFrame(X, columns=range(X.shape[1]))
+    stats = moments(pd.concat([df[strata].reset_index(drop=True), view], axis=1), strata,
+                    list(range(X.shape[1])))
+    plan = plan_strata(stats, k, policy, standardize=standardize, columns=columns)
+    codes = _stratum_codes(df, strata, stats.index)
+    rows = _rows_by_unit(codes, plan)
+    released = np.empty_like(X)
+    labels = np.empty(X.shape[0], dtype=np.int64)
+    results, offset = [], 0
+    for idx in rows:
+        res = protect_block(X[idx], k, function, params, standardize=standardize, names=columns)
+        released[idx] = res.released
+        labels[idx] = res.labels + offset
+        offset += res.groups
+        results.append(res)
+    return released, labels, strata_report(plan, results, stats.index), plan.merged
+
+
+def _stratum_codes(df: pd.DataFrame, strata: list[Any], index: pd.Index) -> np.ndarray:
+    """Position (in sorted stratum order) of each row's stratum."""
+    if len(strata) == 1:
+        return index.get_indexer(df[strata[0]])
+    return index.get_indexer(pd.MultiIndex.from_frame(df[strata]))
+
+
+def _rows_by_unit(codes: np.ndarray, plan: StrataPlan) -> list[np.ndarray]:
+    """Row positions of each unit, in the table's order."""
+    unit = plan.unit_of[codes]
+    order = np.argsort(unit, kind="stable")
+    bounds = np.searchsorted(unit[order], np.arange(len(plan.units) + 1))
+    return [order[bounds[u]:bounds[u + 1]] for u in range(len(plan.units))]
+
+
+REPORT_COLUMNS = ["records", "protected_with", "unit_records", "groups", "information_loss",
+                  "sse", "sst", "seconds"]
+
+
+def strata_report(plan: StrataPlan, results: Sequence[BlockResult], index: pd.Index
+                  ) -> pd.DataFrame:
+    """One row per stratum: its records, the stratum it was protected with (itself unless
+    merged) and the figures of that unit (records, groups, IL, SSE, SST, seconds)."""
+    rows = []
+    for i in range(len(plan.keys)):
+        u = int(plan.unit_of[i])
+        res = results[u]
+        rows.append((int(plan.sizes[i]), plan.keys[plan.units[u][0]],
+                     int(plan.sizes[plan.units[u]].sum()), res.groups, res.information_loss,
+                     res.sse, res.sst, res.seconds))
+    return pd.DataFrame(rows, columns=REPORT_COLUMNS, index=index.copy())

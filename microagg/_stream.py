@@ -1,0 +1,373 @@
+"""The command line's engine for large files: strata streamed, one unit in memory at a time.
+
+``microagg protect --strata COL`` never holds the whole file. It makes two passes:
+
+1. **Split.** The input is read in batches of :data:`BATCH_ROWS` rows (Parquet row
+   batches; CSV chunks). Each batch updates the per-stratum statistics (records, means
+   and sums of squares of the protected columns, :func:`microagg._strata.moments`) and
+   is written, sorted by stratum, to one temporary Arrow IPC file beside the output:
+   one record batch per stratum and input batch, with an index of which record batches
+   hold which stratum.
+2. **Protect.** The small-strata policy is applied to the statistics
+   (:func:`microagg._strata.plan_strata`); then each unit (a stratum, with the small
+   strata merged into it) is read back from the temporary file, microaggregated
+   (:func:`microagg._strata.protect_block`) and appended to the output (a
+   ``pyarrow.parquet.ParquetWriter``, or CSV), in stratum order, as soon as it and the
+   units before it are done.
+
+Peak memory is therefore set by the largest unit (times the number of jobs) plus one
+batch, not by the file. With ``jobs > 1`` the units run on local processes
+(``ProcessPoolExecutor``), each reading its unit from the temporary file; with a Dask
+``distributed`` executor each unit's rows are sent to the cluster and the protected
+rows come back, so the workers need not see the file.
+
+**Output order**: grouped by unit, units in sorted stratum order, rows within a unit in
+input order. Restoring the input order would need the whole output in memory (or an
+external sort), which is what streaming avoids; keep an identifier column to join on.
+
+**CSV**: the protected columns are read as numbers; every other column (strata
+included) is read and written as text, exactly as it stands in the input (so strata
+values compare as text, ``"10"`` before ``"2"``). The default choice of columns is made
+on the first batch.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._methods import get_method
+from ._strata import (
+    combine_moments,
+    describe_key,
+    global_spread,
+    moments,
+    overall_loss,
+    plan_strata,
+    protect_block,
+)
+from ._validate import as_matrix, check_k
+
+__all__ = ["BATCH_ROWS", "ROW", "file_format", "require_pyarrow", "sample_frame",
+           "StreamSettings", "UnitSummary", "protect_stream", "protect_unit", "read_unit",
+           "merge_lines", "spill_folder"]
+
+#: Rows per batch when reading (memory per batch: this many rows of the file).
+BATCH_ROWS = 65_536
+#: The temporary column holding each record's input position.
+ROW = "__microagg_row__"
+#: Text read as a missing value in a protected CSV column (then an error naming it).
+_NA_TEXT = ["", "NA", "N/A", "NaN", "nan", "NULL", "null", "None"]
+_PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
+
+
+def file_format(path: Path | None, forced: str | None) -> str:
+    """``"parquet"`` for .parquet/.pq/.parq files (or ``forced``), else ``"csv"``."""
+    if forced is not None:
+        return forced
+    if path is not None and path.suffix.lower() in _PARQUET_SUFFIXES:
+        return "parquet"
+    return "csv"
+
+
+def require_pyarrow(why: str) -> Any:
+    """The ``pyarrow`` module, or an ImportError saying how to install it."""
+    try:
+        import pyarrow
+        import pyarrow.ipc  # noqa: F401
+        import pyarrow.parquet  # noqa: F401
+    except ImportError:
+        raise ImportError(f"{why} needs pyarrow, which is not installed: "
+                          "pip install pyarrow (or reinstall microagg)") from None
+    return pyarrow
+
+
+def sample_frame(source: Path, fmt: str, rows: int = BATCH_ROWS) -> pd.DataFrame:
+    """The first ``rows`` rows, read as a whole-file read would type them."""
+    if fmt == "parquet":
+        pa = require_pyarrow("reading Parquet")
+        try:
+            reader = _parquet(source)
+        except pa.ArrowException as err:
+            raise ValueError(f"cannot read {source} as a Parquet file: {err}") from None
+        first = next(reader.iter_batches(batch_size=rows), None)
+        return (first.to_pandas() if first is not None
+                else reader.schema_arrow.empty_table().to_pandas())
+    try:
+        return pd.read_csv(source, nrows=rows)
+    except (ValueError, pd.errors.ParserError) as err:
+        raise ValueError(f"cannot read {source} as a CSV table with a header row: "
+                         f"{' '.join(str(err).split())}") from None
+
+
+@dataclass(frozen=True)
+class StreamSettings:
+    """What to do: the method and its options, the columns, the strata and the policy."""
+
+    k: int
+    method: str
+    params: dict[str, Any]
+    columns: list[Any]
+    strata: list[Any]
+    policy: str
+    standardize: bool
+
+
+@dataclass(frozen=True)
+class UnitSummary:
+    """What a worker reports about one protected unit."""
+
+    groups: int
+    smallest: int
+    largest: int
+    sse: float
+    sst: float
+    information_loss: float
+    seconds: float
+    column_sse: np.ndarray
+
+
+def _parquet(source: Path) -> Any:
+    """A Parquet reader that reads what is asked for (``pre_buffer`` would read the file)."""
+    pa = require_pyarrow("reading Parquet")
+    return pa.parquet.ParquetFile(source, pre_buffer=False)
+
+
+def _csv_batches(source: Path, columns: list[Any], names: list[Any]) -> Iterator[pd.DataFrame]:
+    text = {c: str for c in names if c not in set(columns)}
+    reader = pd.read_csv(source, chunksize=BATCH_ROWS, dtype=text, keep_default_na=False,
+                         na_values={c: _NA_TEXT for c in columns})
+    yield from reader
+
+
+def _batches(source: Path, fmt: str, settings: StreamSettings) -> Iterator[tuple[pd.DataFrame,
+                                                                                  Any]]:
+    """``(frame of strata and protected columns, Arrow batch of every column)`` per batch."""
+    pa = require_pyarrow("protecting a file by strata")
+    keep = settings.strata + settings.columns
+    if fmt == "parquet":
+        reader = _parquet(source)
+        for group in range(reader.num_row_groups):  # one row group in memory at a time
+            for batch in reader.iter_batches(batch_size=BATCH_ROWS, row_groups=[group]):
+                yield batch.select(keep).to_pandas(), batch
+        return
+    names = list(pd.read_csv(source, nrows=0).columns)
+    schema = pa.schema([(str(c), pa.float64() if c in set(settings.columns) else pa.string())
+                        for c in names])
+    for chunk in _csv_batches(source, settings.columns, names):
+        frame = chunk[keep]
+        as_matrix(frame[settings.columns], name="the protected columns", min_rows=0)
+        yield frame, pa.RecordBatch.from_pandas(chunk, schema=schema, preserve_index=False)
+
+
+def _split(source: Path, fmt: str, settings: StreamSettings, spill: Path,
+           bar: Any) -> tuple[pd.DataFrame, dict[Any, list[int]]]:
+    """Pass 1: statistics per stratum, and every row spilled to ``spill`` by stratum."""
+    pa = require_pyarrow("protecting a file by strata")
+    parts, where, writer, start, count = [], {}, None, 0, 0
+    try:
+        for frame, batch in _batches(source, fmt, settings):
+            part = moments(frame, settings.strata, settings.columns)
+            codes = _codes(frame, settings.strata, part.index)
+            order = np.argsort(codes, kind="stable")
+            rows = pa.array(np.arange(start, start + len(frame), dtype=np.int64)[order])
+            ordered = batch.take(pa.array(order)).append_column(ROW, rows)
+            if writer is None:
+                writer = pa.ipc.new_file(str(spill), ordered.schema)
+            bounds = np.searchsorted(codes[order], np.arange(len(part) + 1))
+            for i, key in enumerate(part.index):
+                writer.write_batch(ordered.slice(bounds[i], bounds[i + 1] - bounds[i]))
+                where.setdefault(key, []).append(count)
+                count += 1
+            parts.append(part)
+            start += len(frame)
+            bar.update(len(frame))
+    finally:
+        if writer is not None:
+            writer.close()
+    return combine_moments(parts), where
+
+
+def _codes(frame: pd.DataFrame, strata: list[Any], index: pd.Index) -> np.ndarray:
+    if len(strata) == 1:
+        return index.get_indexer(frame[strata[0]])
+    return index.get_indexer(pd.MultiIndex.from_frame(frame[strata]))
+
+
+def read_unit(spill: str, batches: list[int]) -> Any:
+    """The rows of one unit from the spill file, in input order."""
+    pa = require_pyarrow("protecting a file by strata")
+    with pa.OSFile(spill, "rb") as fh:
+        reader = pa.ipc.open_file(fh)
+        table = pa.Table.from_batches([reader.get_batch(i) for i in batches])
+    if len(batches) > 1:
+        table = table.sort_by(ROW)
+    return table
+
+
+def protect_unit(source: Any, settings: StreamSettings) -> tuple[Any, UnitSummary]:
+    """Protect one unit (an Arrow table, or ``(spill file, record batches)``); the worker task.
+
+    Returns the protected rows (the row column dropped) and a summary.
+    """
+    pa = require_pyarrow("protecting a file by strata")
+    table = source if isinstance(source, pa.Table) else read_unit(*source)
+    names = [str(c) for c in settings.columns]
+    X = _matrix(table, names)
+    order = [f.name for f in table.schema if f.name != ROW]
+    table = table.drop_columns([ROW, *names])  # the protected values now live in X only
+    res = protect_block(X, settings.k, get_method(settings.method).function, settings.params,
+                        standardize=settings.standardize, names=settings.columns)
+    del X
+    for j, name in enumerate(names):
+        table = table.append_column(pa.field(name, pa.float64()), pa.array(res.released[:, j]))
+    table = table.select(order)
+    sizes = np.bincount(res.labels)
+    return table, UnitSummary(groups=res.groups, smallest=int(sizes.min()),
+                              largest=int(sizes.max()), sse=res.sse, sst=res.sst,
+                              information_loss=res.information_loss, seconds=res.seconds,
+                              column_sse=res.column_sse)
+
+
+def _matrix(table: Any, names: list[str]) -> np.ndarray:
+    """The protected columns as one float64 array, filled column by column (one copy)."""
+    pa = require_pyarrow("protecting a file by strata")
+    kinds = [table.schema.field(c).type for c in names]
+    if not all(pa.types.is_integer(t) or pa.types.is_floating(t) for t in kinds):
+        return as_matrix(table.select(names).to_pandas(), name="the protected columns")
+    X = np.empty((table.num_rows, len(names)))
+    for j, name in enumerate(names):
+        X[:, j] = table.column(name).to_numpy()
+    if not np.isfinite(X).all():  # the error names the columns
+        as_matrix(pd.DataFrame(X, columns=names), name="the protected columns")
+    return X
+
+
+class _Output:
+    """The output file, written unit by unit: Parquet (one row group per write) or CSV."""
+
+    def __init__(self, target: Any, fmt: str):
+        self.target, self.fmt, self.writer, self.first = target, fmt, None, True
+
+    def write(self, table: Any) -> None:
+        if self.fmt == "parquet":
+            pq = require_pyarrow("writing Parquet").parquet
+            if self.writer is None:
+                self.schema = table.schema.remove_metadata()
+                self.writer = pq.ParquetWriter(self.target, self.schema)
+            self.writer.write_table(table.cast(self.schema))
+        else:
+            table.to_pandas().to_csv(self.target, header=self.first, index=False)
+        self.first = False
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+def protect_stream(source: Path, fmt: str, target: Any, out_fmt: str,
+                   settings: StreamSettings, *, executor: cf.Executor | None = None,
+                   window: int = 1, remote: bool = False, progress: Callable[..., Any],
+                   spill_dir: Path | None = None) -> dict[str, Any]:
+    """Protect ``source`` by strata into ``target`` (an open file); return the report.
+
+    ``progress(total=, desc=, unit=)`` makes a tqdm-like bar. ``remote``: send each
+    unit's rows to the executor's workers (they cannot read the spill file).
+    """
+    with tempfile.TemporaryDirectory(prefix=".microagg-", dir=spill_dir) as tmp:
+        spill = Path(tmp) / "strata.arrow"
+        total = _row_count(source, fmt)
+        with progress(total=total, desc="reading", unit="rows") as bar:
+            stats, where = _split(source, fmt, settings, spill, bar)
+        k = check_k(settings.k, int(stats["n"].sum()))
+        if settings.standardize:
+            global_spread(stats, settings.columns)
+        plan = plan_strata(stats, k, settings.policy, standardize=settings.standardize,
+                           columns=settings.columns)
+        jobs = [sorted(b for i in unit for b in where[plan.keys[i]]) for unit in plan.units]
+        summaries = _run(jobs, plan, str(spill), target, out_fmt, settings, executor=executor,
+                         window=window, remote=remote, progress=progress)
+    column_sse = np.sum([s.column_sse for s in summaries], axis=0)
+    return {"plan": plan, "stats": stats, "summaries": summaries,
+            "information_loss": overall_loss(stats, column_sse,
+                                             standardize=settings.standardize)}
+
+
+def _row_count(source: Path, fmt: str) -> int | None:
+    if fmt == "parquet":
+        pa = require_pyarrow("reading Parquet")
+        return pa.parquet.ParquetFile(source).metadata.num_rows
+    return None
+
+
+def _run(jobs: list[list[int]], plan: Any, spill: str, target: Any, out_fmt: str,
+         settings: StreamSettings, *, executor: cf.Executor | None, window: int, remote: bool,
+         progress: Callable[..., Any]) -> list[UnitSummary]:
+    """Protect every unit (on ``executor`` if given) and write them in order."""
+    output = _Output(target, out_fmt)
+    summaries: list[UnitSummary] = []
+    members = [len(u) for u in plan.units]
+    try:
+        with progress(total=len(plan.keys), desc="strata", unit="stratum") as bar:
+            def done(table: Any, summary: UnitSummary, u: int) -> None:
+                output.write(table)
+                summaries.append(summary)
+                bar.update(members[u])
+
+            if executor is None:
+                for u, batches in enumerate(jobs):
+                    done(*protect_unit((spill, batches), settings), u)
+            else:
+                def source(u: int) -> Any:
+                    return read_unit(spill, jobs[u]) if remote else (spill, jobs[u])
+                _pipeline(len(jobs), source, settings, executor, max(1, window), done)
+    finally:
+        output.close()
+    return summaries
+
+
+def _pipeline(n: int, source: Callable[[int], Any], settings: StreamSettings,
+              executor: cf.Executor, window: int,
+              done: Callable[[Any, UnitSummary, int], None]) -> None:
+    """At most ``window`` units submitted or waiting; results handed to ``done`` in order."""
+    running: dict[cf.Future, int] = {}
+    finished: dict[int, tuple[Any, UnitSummary]] = {}
+    submitted = written = 0
+    try:
+        while written < n:
+            while submitted < n and len(running) + len(finished) < window:
+                running[executor.submit(protect_unit, source(submitted), settings)] = submitted
+                submitted += 1
+            ready, _ = cf.wait(list(running), return_when=cf.FIRST_COMPLETED)
+            for fut in ready:
+                finished[running.pop(fut)] = fut.result()
+            while written in finished:
+                done(*finished.pop(written), written)
+                written += 1
+    finally:
+        for fut in running:
+            fut.cancel()
+
+
+def merge_lines(plan: Any, strata: list[Any]) -> list[str]:
+    """One line per merged small stratum, for standard error."""
+    pos = {key: i for i, key in enumerate(plan.keys)}
+    return [f"merged stratum {describe_key(strata, small)} ({plan.sizes[pos[small]]} "
+            f"records) into {describe_key(strata, target)} (nearest centroid)"
+            for small, target in plan.merged.items()]
+
+
+def spill_folder(target: Path | None) -> Path | None:
+    """Where the temporary split file goes: beside the output file (else the temp folder)."""
+    if target is None:
+        return None
+    folder = target.parent
+    return folder if os.access(folder, os.W_OK) else None

@@ -1,0 +1,171 @@
+"""The Dask engine: statistics per partition, a plan, one partition (and task) per unit.
+
+1. One pass over the partitions computes each stratum's statistics (records, means, sums
+   of squares: :func:`microagg._strata.moments`) and each partition's length.
+2. The client combines them and applies the small-strata policy
+   (:func:`microagg._strata.plan_strata`): every stratum gets its *unit* (itself, or
+   the stratum a small one is merged into), numbered 0..u-1 in stratum order.
+3. Each row is tagged with its unit and its position in the table, and
+   ``set_index(unit, divisions=[0, 1, ..., u])`` gathers each unit into exactly one
+   partition (a shuffle: strata bigger than a partition, or spread over many, are
+   gathered first).
+4. One task per partition restores the input order and the index, and protects the
+   unit with :func:`microagg._strata.protect_block`, as the in-memory engine does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import dask
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+
+from .._methods import get_method
+from .._protect import _check_call
+from .._strata import (
+    check_policy,
+    combine_moments,
+    global_spread,
+    moments,
+    plan_strata,
+    protect_block,
+    strata_list,
+)
+from .._validate import as_matrix, check_k
+
+__all__ = ["microaggregate"]
+
+_UNIT, _POS, _INDEX = "__microagg_unit__", "__microagg_pos__", "__microagg_index__"
+#: Rows of the first partition used to choose the columns by default.
+_SAMPLE_ROWS = 10_000
+
+
+def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
+                   columns: Any = None, standardize: bool = True,
+                   small_strata: str = "error", **params: Any) -> Any:
+    """Microaggregate a Dask DataFrame within strata: one task per stratum.
+
+    Book: :ref:`chap-mdav`.
+
+    The same result as :func:`microagg.microaggregate` on the computed table with the
+    same arguments (same groups, same released values, same index), computed on
+    whatever Dask scheduler is active (a ``distributed.Client`` for a cluster).
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+        The microdata, one row per respondent (unique index labels identify the rows).
+    k : int
+        Minimum group size within each stratum.
+    strata : column label or sequence of column labels
+        Each combination of their values is protected on its own; copied unchanged.
+    method : str, default "mdav"
+        A registered method (:func:`microagg.list_methods`).
+    columns : column label or sequence of column labels, optional
+        Columns to protect. Default: as :func:`microagg.microaggregate`, judged on the
+        first rows of the first partition.
+    standardize : bool, default True
+        Build each stratum's groups on its own z-scores.
+    small_strata : {"error", "merge"}, default "error"
+        A stratum under ``k`` records: an error, or merged (as in the in-memory function).
+    **params
+        Passed to the method.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        Lazy: one partition per unit (a stratum, with small strata merged into it) in
+        sorted stratum order, rows in input order with their index; protected columns
+        are float64.
+
+    Raises
+    ------
+    TypeError
+        If ``ddf`` is not a Dask DataFrame (for pandas, call
+        :func:`microagg.microaggregate`).
+    ValueError
+        As :func:`microagg.microaggregate` (e.g. a stratum under ``k`` with "error").
+
+    Notes
+    -----
+    The strata statistics (one pass over the data) are computed by this call; the
+    protection runs when the result is computed, after a shuffle that gathers each
+    unit into one partition.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd, pandas as pd
+    >>> import microagg, microagg.dask
+    >>> df = pd.DataFrame({"age": [23, 25, 24, 61, 64, 60],
+    ...                    "region": ["N", "N", "S", "S", "S", "N"]})
+    >>> ddf = dd.from_pandas(df, npartitions=2)
+    >>> out = microagg.dask.microaggregate(ddf, 3, strata="region").compute()
+    >>> out.sort_index()["age"].tolist()
+    [36.0, 36.0, 49.666666666666664, 49.666666666666664, 49.666666666666664, 36.0]
+    >>> out.sort_index().equals(microagg.microaggregate(ddf.compute(), 3, strata="region"))
+    True
+    """
+    _check_frame(ddf)
+    sample = ddf.partitions[0].compute().head(_SAMPLE_ROWS)
+    _, columns, _ = _check_call(sample, method, columns, params, strata)
+    strata = strata_list(strata, list(ddf.columns))
+    k, plan, units, offsets = _plan(ddf, k, strata, columns, check_policy(small_strata),
+                                    standardize)
+    meta = ddf._meta.assign(**{_POS: np.int64(0), _INDEX: ddf._meta.index.to_numpy(),
+                               _UNIT: np.int64(0)})
+    tagged = ddf.map_partitions(_tag, units, strata, offsets, meta=meta,
+                                partition_info=True)
+    gathered = tagged.set_index(_UNIT, divisions=list(range(len(plan.units) + 1)))
+    out_meta = ddf._meta.astype({c: np.float64 for c in columns})
+    return gathered.map_partitions(_protect, k, method, params, columns, standardize,
+                                   ddf._meta.index.name, meta=out_meta)
+
+
+def _check_frame(ddf: Any) -> None:
+    if not isinstance(ddf, dd.DataFrame):
+        raise TypeError(f"ddf must be a Dask DataFrame, got {type(ddf).__name__}; for a pandas "
+                        "DataFrame call microagg.microaggregate")
+
+
+def _plan(ddf: Any, k: int, strata: list[Any], columns: list[Any], policy: str,
+          standardize: bool) -> tuple[int, Any, pd.DataFrame, list[int]]:
+    """One pass: the strata statistics, the plan, each stratum's unit and partition offsets."""
+    parts = ddf.to_delayed()
+    stats_parts, lengths = dask.compute(
+        [dask.delayed(moments)(p, strata, columns) for p in parts],
+        [dask.delayed(len)(p) for p in parts])
+    stats = combine_moments(stats_parts)
+    k = check_k(k, int(stats["n"].sum()))
+    if standardize:
+        global_spread(stats, columns)
+    plan = plan_strata(stats, k, policy, standardize=standardize, columns=columns)
+    units = stats.index.to_frame(index=False).assign(**{_UNIT: plan.unit_of})
+    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64).tolist()
+    return k, plan, units, offsets
+
+
+def _tag(part: pd.DataFrame, units: pd.DataFrame, strata: list[Any], offsets: list[int],
+         partition_info: dict[str, Any] | None = None) -> pd.DataFrame:
+    """Each row's unit, its position in the whole table and its index label."""
+    number = partition_info["number"] if partition_info else 0
+    unit = part[strata].merge(units, how="left", on=strata)[_UNIT].to_numpy()
+    start = offsets[number]
+    return part.assign(**{_POS: np.arange(start, start + len(part), dtype=np.int64),
+                          _INDEX: part.index.to_numpy(), _UNIT: unit})
+
+
+def _protect(part: pd.DataFrame, k: int, method: str, params: dict[str, Any],
+             columns: list[Any], standardize: bool, index_name: Any) -> pd.DataFrame:
+    """Protect the one unit of a partition, its rows in input order (the task)."""
+    part = part.sort_values(_POS, kind="stable")
+    out = part.set_index(_INDEX).drop(columns=[_POS])
+    out.index.name = index_name
+    if not len(out):
+        return out.astype({c: np.float64 for c in columns})
+    X = as_matrix(out[columns], name="the protected columns")
+    res = protect_block(X, k, get_method(method).function, params,
+                        standardize=standardize, names=columns)
+    out[columns] = res.released
+    return out

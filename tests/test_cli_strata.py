@@ -1,0 +1,224 @@
+"""``microagg protect`` for large files: Parquet, --strata, --small-strata, --jobs, progress.
+
+Issue "Strata, large files and a distributed engine", point 2. Runs in-process through
+:func:`microagg._cli.main` (``--jobs 2`` starts two local processes). The ``--scheduler``
+test is in ``tests/test_dask.py``, beside the cluster it uses.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import microagg as ma
+from microagg._cli import main
+
+pytest.importorskip("pyarrow")
+
+
+def national(n: int = 1500, seed: int = 0, small: bool = False) -> pd.DataFrame:
+    """A synthetic national file: an id, a region (stratum), a wave, three attributes."""
+    rng = np.random.default_rng(seed)
+    region = rng.choice([f"R{i:02d}" for i in range(6)], n)
+    df = pd.DataFrame({"id": np.arange(n), "region": region, "wave": rng.integers(1, 3, n),
+                       "income": rng.gamma(2.0, 1000.0, n).round(2),
+                       "age": rng.integers(16, 90, n), "hours": rng.normal(38, 6, n)})
+    if small:
+        df.loc[[5, 9], "region"] = "R99"  # a stratum of 2 records
+    return df
+
+
+def run(argv, capsys):
+    try:
+        rc = main([str(a) for a in argv])
+    except SystemExit as exc:
+        rc = exc.code if isinstance(exc.code, int) else 1
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def one_line_error(rc: int, err: str) -> str:
+    assert rc == 2, err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "Traceback" not in err, lines
+    return lines[0]
+
+
+def read(path: Path) -> pd.DataFrame:
+    return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+
+
+def same_as_in_memory(result: pd.DataFrame, df: pd.DataFrame, **kwargs) -> None:
+    """``result`` (any row order) equals ``microaggregate(df, ...)`` row by row (by id)."""
+    expected = ma.microaggregate(df, **kwargs).set_index("id")
+    got = result.astype({"id": int}).set_index("id").loc[expected.index]
+    cols = ["income", "age", "hours"]
+    np.testing.assert_array_equal(got[cols].to_numpy(), expected[cols].to_numpy())
+    assert (got["region"].astype(str) == expected["region"].astype(str)).all()
+
+
+COLS = ["--columns", "income,age,hours"]
+
+
+def test_parquet_in_and_out_without_strata(tmp_path, capsys):
+    df = national(200)
+    src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    df.to_parquet(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, *COLS], capsys)
+    assert rc == 0, err
+    res = pd.read_parquet(out)
+    assert list(res.columns) == list(df.columns) and res["id"].tolist() == df["id"].tolist()
+    same_as_in_memory(res, df, k=3, columns=COLS[1].split(","))
+
+
+@pytest.mark.parametrize("src_name, out_name", [("in.parquet", "out.parquet"),
+                                                ("in.csv", "out.parquet"),
+                                                ("in.parquet", "out.csv")])
+def test_strata_streamed_equal_the_in_memory_function(tmp_path, capsys, src_name, out_name):
+    df = national()
+    src, out = tmp_path / src_name, tmp_path / out_name
+    df.to_parquet(src, index=False) if src.suffix == ".parquet" else df.to_csv(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "4", "--strata", "region,wave", "-o", out, *COLS],
+                     capsys)
+    assert rc == 0, err
+    res = read(out).astype({"id": int, "wave": int})  # from a CSV, copied as text
+    same_as_in_memory(res, df, k=4, strata=["region", "wave"], columns=COLS[1].split(","))
+    assert "12 strata by region, wave" in err and "IL =" in err
+    # output order, as documented: grouped by stratum (sorted), input order within each
+    keys = list(zip(res["region"], res["wave"], strict=True))
+    assert keys == sorted(keys)
+    assert all(g["id"].is_monotonic_increasing for _, g in res.groupby(["region", "wave"]))
+
+
+def test_whole_table_il_on_stderr_equals_the_in_memory_il(tmp_path, capsys):
+    df = national()
+    src = tmp_path / "in.parquet"
+    df.to_parquet(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", "--strata", "region", "-o",
+                      tmp_path / "o.parquet", *COLS], capsys)
+    assert rc == 0, err
+    _, info = ma.microaggregate(df, 3, strata="region", columns=COLS[1].split(","),
+                                return_info=True)
+    assert f"IL = {info.information_loss:.4f}% of the whole table" in err
+
+
+def test_jobs_2_gives_the_same_file_as_one_job(tmp_path, capsys):
+    df = national(3000)
+    src = tmp_path / "in.csv"
+    df.to_csv(src, index=False)
+    one, two = tmp_path / "one.csv", tmp_path / "two.csv"
+    assert run(["protect", src, "-k", "3", "--strata", "region", "-o", one, *COLS],
+               capsys)[0] == 0
+    rc, _, err = run(["protect", src, "-k", "3", "--strata", "region", "--jobs", "2", "-o", two,
+                      *COLS], capsys)
+    assert rc == 0, err
+    assert one.read_bytes() == two.read_bytes()
+    same_as_in_memory(read(two), df, k=3, strata="region", columns=COLS[1].split(","))
+
+
+def test_small_strata_error_names_them_and_merge_says_which(tmp_path, capsys):
+    df = national(small=True)
+    src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    df.to_parquet(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", "--strata", "region", "-o", out], capsys)
+    line = one_line_error(rc, err)
+    assert "region='R99' (2 records)" in line and "--small-strata merge" in line
+    assert not out.exists()
+    rc, _, err = run(["protect", src, "-k", "3", "--strata", "region", "--small-strata",
+                      "merge", "-o", out, *COLS], capsys)
+    assert rc == 0, err
+    _, info = ma.microaggregate(df, 3, strata="region", small_strata="merge", return_info=True,
+                                columns=COLS[1].split(","))
+    (target,) = info.merged.values()
+    assert f"merged stratum region='R99' (2 records) into region='{target}'" in err
+    same_as_in_memory(read(out), df, k=3, strata="region", small_strata="merge",
+                      columns=COLS[1].split(","))
+
+
+def test_progress_bar_with_a_stratum_counter_on_stderr(tmp_path, capsys):
+    src = tmp_path / "in.parquet"
+    national().to_parquet(src, index=False)
+    rc, out, err = run(["protect", src, "-k", "3", "--strata", "region", "--progress", "-o",
+                        tmp_path / "o.parquet"], capsys)
+    assert rc == 0 and out == ""
+    assert "strata: 100%" in err and "6/6" in err and "stratum/s" in err
+    rc, _, err = run(["protect", src, "-k", "3", "--strata", "region", "--no-progress", "-o",
+                      tmp_path / "p.parquet"], capsys)
+    assert rc == 0 and "strata:" not in err
+
+
+def test_csv_strata_to_stdout_keeps_other_columns_as_text(tmp_path, capsys):
+    src = tmp_path / "in.csv"
+    src.write_text("zip,region,x,y\n01234,a,1,5\n00020,a,2,4\n00300,a,3,9\n"
+                   "04000,b,4,1\n05000,b,8,2\n06000,b,6,0\n")
+    rc, out, err = run(["protect", src, "-k", "3", "--strata", "region", "--columns", "x,y"],
+                       capsys)
+    assert rc == 0, err
+    assert out.splitlines()[0] == "zip,region,x,y"
+    assert [ln.split(",")[0] for ln in out.splitlines()[1:]] == [
+        "01234", "00020", "00300", "04000", "05000", "06000"]
+    assert "passed through unchanged: zip, region" in err
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--jobs", "2"], "add --strata"),
+    (["--small-strata", "merge"], "add --strata"),
+    (["--strata", "region", "--jobs", "0"], "--jobs must be at least 1"),
+    (["--strata", "region", "--jobs", "2", "--scheduler", "tcp://127.0.0.1:1"],
+     "exclude each other"),
+    (["--strata", "nowhere"], "strata column(s) ['nowhere'] are not in the table"),
+    (["--strata", "region", "--columns", "income,region"], "are strata and cannot also be"),
+    (["--strata", ""], "--strata '' names an empty column"),
+    (["--format", "parquet"], "Parquet is not written to standard output"),
+])
+def test_option_errors_are_one_line(tmp_path, capsys, argv, needle):
+    src = tmp_path / "in.csv"
+    national(100).to_csv(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", *argv], capsys)
+    assert needle in one_line_error(rc, err)
+
+
+def test_parquet_without_pyarrow_is_a_clear_error(tmp_path, capsys, monkeypatch):
+    src = tmp_path / "in.parquet"
+    national(50).to_parquet(src, index=False)
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", tmp_path / "o.csv"], capsys)
+    assert "needs pyarrow" in one_line_error(rc, err) and "pip install pyarrow" in err
+
+
+def test_a_failing_stratum_leaves_the_old_output_and_no_temporary_files(tmp_path, capsys,
+                                                                         monkeypatch):
+    import microagg._stream as stream
+
+    src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    national().to_parquet(src, index=False)
+    out.write_bytes(b"previous result")
+    calls = []
+    real = stream.protect_block
+
+    def failing(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(stream, "protect_block", failing)
+    rc, _, err = run(["protect", src, "-k", "3", "--strata", "region", "-o", out, "--force"],
+                     capsys)
+    assert "No space left" in one_line_error(rc, err)
+    assert out.read_bytes() == b"previous result"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.parquet", "out.parquet"]
+
+
+def test_help_shows_strata_parquet_and_dask(capsys):
+    rc, out, _ = run(["protect", "--help"], capsys)
+    assert rc == 0
+    for needle in ("--strata", "--small-strata", "--jobs", "--scheduler", "Parquet",
+                   "--progress", "Dask"):
+        assert needle in out
+    rc, out, _ = run(["--help"], capsys)
+    assert "--strata region" in out and "--scheduler tcp://" in out and ".parquet" in out

@@ -1,0 +1,141 @@
+"""``microagg.dask.microaggregate`` on a ``LocalCluster``, and ``protect --scheduler``.
+
+Issue "Strata, large files and a distributed engine", point 3 and acceptance "Dask": on a
+``LocalCluster`` of two worker processes (loopback only), the Dask engine equals the
+in-memory function on several data sets; the command line uses the same cluster.
+"""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import microagg as ma
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+import microagg.dask  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                  host="127.0.0.1", dashboard_address=None,
+                                  silence_logs=logging.ERROR) as cluster, \
+            distributed.Client(cluster) as c:
+        yield c
+
+
+def _national(n: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    region = rng.choice([f"R{i}" for i in range(5)], n)
+    df = pd.DataFrame({"region": region, "wave": rng.integers(1, 4, n),
+                       "income": rng.lognormal(8, 1, n), "age": rng.integers(16, 90, n),
+                       "hours": rng.normal(38, 6, n)},
+                      index=pd.Index(rng.permutation(n) * 7 + 3, name="person"))
+    df.loc[df.index[:2], ["region", "wave"]] = ["R9", 9]  # a small stratum
+    return df
+
+
+def _census_by_derived_stratum() -> pd.DataFrame:
+    """Census, stratified by a derived variable: the quartile of its first attribute."""
+    census = ma.datasets.load("census")
+    first = census.columns[0]
+    return census.assign(band=pd.qcut(census[first], 4, labels=False, duplicates="drop"))
+
+
+CASES = {
+    "national, two strata columns, merge, 7 partitions": (
+        lambda: _national(4000, 0), 7,
+        {"strata": ["region", "wave"], "small_strata": "merge",
+         "columns": ["income", "age", "hours"]}),
+    "national, vmdav with gamma, one partition": (
+        lambda: _national(1500, 1).query("region != 'R9'"), 1,
+        {"strata": "region", "method": "vmdav", "gamma": 1.1}),
+    "ties and integers, strata over every partition": (
+        lambda: pd.DataFrame({"s": np.arange(900) % 3, "a": np.arange(900) % 7,
+                              "b": (np.arange(900) // 5) % 4}), 9,
+        {"strata": "s", "method": "ivmdav", "columns": ["a", "b"]}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_dask_equals_the_in_memory_function(client, name):
+    make, npartitions, kwargs = CASES[name]
+    ddf = dd.from_pandas(make(), npartitions=npartitions)
+    result = microagg.dask.microaggregate(ddf, 3, **kwargs)
+    assert isinstance(result, dd.DataFrame)
+    got = result.compute()
+    expected = ma.microaggregate(ddf.compute(), 3, **kwargs)
+    pd.testing.assert_frame_equal(got.loc[expected.index], expected)
+
+
+@pytest.mark.data
+def test_dask_equals_in_memory_on_census_by_a_derived_stratum(client):
+    df = _census_by_derived_stratum()
+    ddf = dd.from_pandas(df, npartitions=4)
+    got = microagg.dask.microaggregate(ddf, 3, strata="band").compute()
+    expected = ma.microaggregate(ddf.compute(), 3, strata="band")
+    pd.testing.assert_frame_equal(got.loc[expected.index], expected)
+
+
+def test_one_partition_and_task_per_stratum(client):
+    ddf = dd.from_pandas(_national(2000, 2), npartitions=5)
+    result = microagg.dask.microaggregate(ddf, 3, strata="region", small_strata="merge")
+    assert result.npartitions == 5  # five regions of >= 3 records; R9 merged into one
+    parts = client.compute(result.to_delayed(), sync=True)
+    assert sorted(p["region"].nunique() for p in parts) == [1, 1, 1, 1, 2]
+
+
+def test_dask_errors_are_those_of_the_in_memory_function(client):
+    ddf = dd.from_pandas(_national(300, 3), npartitions=2)
+    with pytest.raises(ValueError, match=r"region='R9', wave=9 \(2 records\)"):
+        microagg.dask.microaggregate(ddf, 3, strata=["region", "wave"])
+    with pytest.raises(ValueError, match="are strata and cannot also be protected"):
+        microagg.dask.microaggregate(ddf, 3, strata="region", columns=["region", "age"])
+    with pytest.raises(TypeError, match="call microagg.microaggregate"):
+        microagg.dask.microaggregate(ddf.compute(), 3, strata="region")
+
+
+def test_protect_scheduler_uses_the_cluster(client, tmp_path, capsys):
+    from microagg._cli import main
+
+    df = _national(2000, 4).reset_index()
+    src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    df.to_parquet(src, index=False)
+    rc = main(["protect", str(src), "-k", "3", "--strata", "region,wave", "--small-strata",
+               "merge", "--columns", "income,age,hours", "--scheduler",
+               client.scheduler.address, "-o", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    expected = ma.microaggregate(df, 3, strata=["region", "wave"], small_strata="merge",
+                                 columns=["income", "age", "hours"]).set_index("person")
+    got = pd.read_parquet(out).set_index("person").loc[expected.index]
+    pd.testing.assert_frame_equal(got, expected, check_dtype=False)
+
+
+def test_scheduler_that_is_not_there_is_a_one_line_error(tmp_path, capsys):
+    import dask
+
+    from microagg._cli import main
+
+    src = tmp_path / "in.csv"
+    _national(100, 5).to_csv(src)
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        rc = main(["protect", str(src), "-k", "3", "--strata", "region", "--small-strata",
+                   "merge", "--scheduler", "tcp://127.0.0.1:9", "-o", str(tmp_path / "o.csv")])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1, err
+
+
+def test_import_without_dask_says_how_to_install():
+    code = ("import sys; sys.modules['dask'] = None; sys.modules['dask.dataframe'] = None\n"
+            "try:\n    import microagg.dask\nexcept ImportError as e:\n    print(e)")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert "pip install microagg[dask]" in res.stdout, res.stderr

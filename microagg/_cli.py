@@ -9,8 +9,9 @@ Sub-commands, one function each::
                  [--strata COL[,COL]] [--small-strata merge] [--jobs N | --scheduler ADDR]
                                           microaggregate a CSV or Parquet table,
                                           optionally stratum by stratum
-    microagg reproduce TABLE              regenerate a paper's table beside the
-                                          published one
+    microagg reproduce NAME|all [--csv FILE]
+                                          regenerate a paper's table beside the
+                                          published one (all: the whole ledger)
 
 Every user error is one line on standard error and a non-zero exit status
 (``--debug`` shows the traceback). File handling and the method options live in
@@ -40,10 +41,13 @@ from ._cli_io import (
 from ._cli_strata import add_options, check_options, formats, protect_by_strata
 from ._methods import METHODS
 from ._protect import microaggregate
+from .reproductions._entries import ENTRIES
 
 __all__ = ["main"]
 
-TABLES = ("ivmdav-table1", "vmdav-table1", "mdav-readings", "genetic-table2")
+#: Columns ``microagg reproduce`` prints (the CSV has them all).
+REPRODUCE_COLUMNS = ["dataset", "method", "k", "parameters", "metric", "published", "ours",
+                     "rel_diff_pct", "status"]
 
 DESCRIPTION = """microagg: microaggregation for statistical disclosure control.
 Protect the numeric columns of a CSV or Parquet table (within strata, on local processes or
@@ -55,7 +59,8 @@ EXAMPLES = """examples:
   microagg protect national.parquet -k 3 --strata region,wave --small-strata merge \
       --scheduler tcp://scheduler:8786 -o protected.parquet
   microagg data --download
-  microagg reproduce mdav-readings
+  microagg reproduce ivmdav-table1
+  microagg reproduce all --csv ledger.csv
 """
 
 
@@ -121,17 +126,35 @@ def _protect(args: argparse.Namespace) -> int:
 def _reproduce(args: argparse.Namespace) -> int:
     from . import reproductions
 
-    pd.set_option("display.width", 160)
-    pd.set_option("display.max_rows", 500)
-    if args.table == "ivmdav-table1":
-        df = reproductions.ivmdav_table1()
-    elif args.table == "vmdav-table1":
-        df = reproductions.vmdav_table1()
-    elif args.table == "mdav-readings":
-        df = reproductions.mdav_readings()
+    out = output_target(args.csv, None, args.force)
+    quick = reproductions.quick_mode()
+    if args.name == "all":
+        print("microagg: recomputing every table at the papers' settings (about ten minutes "
+              "with numba)" + (" -- MICROAGG_QUICK=1: reduced settings" if quick else ""),
+              file=sys.stderr)
+        table = reproductions.ledger()
     else:
-        df = reproductions.reproduce_table2(iterations=args.iterations)
-    print(df.round(4).to_string(index=False))
+        table = reproductions.compare(args.name)
+        for key, value in table.attrs.get("settings", {}).items():
+            print(f"microagg: setting {key} = {value}", file=sys.stderr)
+    if out is not None:
+        write_table(table, out, sys.stdout)
+    else:
+        shown = ["reproduction", *REPRODUCE_COLUMNS] if args.name == "all" else REPRODUCE_COLUMNS
+        print(table[shown].round(4).to_string(index=False))
+        reasons = table.loc[table["status"] == "differs"].groupby("reason", sort=False).size()
+        if len(reasons):
+            print("\nwhy cells differ (number of cells: reason):")
+        for reason, count in reasons.items():
+            print(f"  {count}: {reason}")
+    if args.name != "all" and not ENTRIES[args.name].tables:
+        print(f"microagg: {args.name} has no published numbers to compare with (the paper "
+              "shows it as a figure or in words): these are ours only", file=sys.stderr)
+        return 0
+    counts = reproductions.ledger_counts(table)
+    print(f"microagg: {counts['exact']} exact, {counts['close']} close, {counts['differs']} "
+          f"differ, {counts['input']} inputs ({counts['cells']} cells)"
+          + (" [reduced settings: MICROAGG_QUICK=1]" if quick else ""), file=sys.stderr)
     return 0
 
 
@@ -196,13 +219,19 @@ def _parser() -> argparse.ArgumentParser:
     add_method_options(m)
     m.set_defaults(func=_protect)
 
+    names = list(ENTRIES)
     r = sub.add_parser("reproduce", parents=[common],
                        help="regenerate a paper's table beside the published one",
-                       description="Regenerate a table of the papers beside the published "
-                       "values.")
-    r.add_argument("table", choices=TABLES, help="the table: " + ", ".join(TABLES))
-    r.add_argument("--iterations", type=int, default=10_000,
-                   help="GA iterations for genetic-table2 (paper: 10000)")
+                       description="Regenerate a table of the papers at the papers' settings "
+                       "and compare it, cell by cell, with the published values (status "
+                       "exact, close or differs, and a reason for each difference). 'all' "
+                       "gives the reproduction ledger: every published cell.")
+    r.add_argument("name", choices=[*names, "all"], metavar="NAME|all",
+                   help="a registry entry (" + ", ".join(names) + ") or all")
+    r.add_argument("--csv", metavar="FILE",
+                   help="write the whole comparison as CSV (one row per published cell, "
+                   "with ours, status and reason) instead of printing it")
+    r.add_argument("--force", action="store_true", help="replace FILE if it exists")
     r.set_defaults(func=_reproduce)
     return p
 

@@ -115,12 +115,13 @@ def input_file(name: str) -> Path:
     return path
 
 
-def output_target(name: str | None, source: Path, force: bool) -> Path | None:
+def output_target(name: str | None, source: Path | None, force: bool) -> Path | None:
     """The output file (``None``: standard output), checked before any work is done."""
     if name is None or name == "-":
         return None
     out = Path(name)
-    if out.resolve() == source.resolve() or (out.exists() and os.path.samefile(out, source)):
+    if source is not None and (out.resolve() == source.resolve()
+                               or (out.exists() and os.path.samefile(out, source))):
         raise ValueError(f"refusing to write over the input file {source}: choose another "
                          "output file with -o")
     if out.is_dir():

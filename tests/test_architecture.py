@@ -146,7 +146,7 @@ def test_options_are_keyword_only(name):
     assert not bad, f"{name}: options {bad} should be keyword-only (after a '*')"
 
 
-BOOK_LINE = re.compile(r"^\s*Book: :ref:`(chap|page)-[a-z-]+`", re.MULTILINE)
+BOOK_LINE = re.compile(r"^\s*Book: :ref:`(chap|page|sec)-[a-z0-9-]+`", re.MULTILINE)
 
 
 @pytest.mark.parametrize("name", sorted(OBJECTS))

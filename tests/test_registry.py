@@ -23,6 +23,7 @@ import pandas as pd
 import pytest
 
 from microagg import published, reproductions
+from microagg._cli import main
 from microagg.reproductions._compare import STATUSES
 from microagg.reproductions._entries import ENTRIES
 
@@ -121,3 +122,45 @@ def test_ledger_page_counts_agree_with_the_ledger(build_ledger):
     results = counts["cells"] - counts["input"]
     assert (f"{counts['exact']} of {results} published results are exact, {counts['close']} "
             f"close and {counts['differs']} differ") in text
+
+
+# -- the command line reads the same registry -------------------------------------------------
+
+def test_cli_reproduce_all_writes_the_ledger(quick_ledger, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("MICROAGG_QUICK", "1")
+    out = tmp_path / "ledger.csv"
+    assert main(["reproduce", "all", "--csv", str(out)]) == 0
+    written = pd.read_csv(out, keep_default_na=False, na_values=[""])
+    assert len(written) == len(quick_ledger) == sum(len(published.table(p))
+                                                   for p in published.PAPERS)
+    assert {"published", "ours", "status", "reason"} <= set(written.columns)
+    got, want = _keyed(written), _keyed(quick_ledger)
+    assert got["status"].equals(want.loc[got.index, "status"])
+    assert (got.loc[got["status"] == "differs", "reason"].str.len() > 0).all()
+    assert "[reduced settings: MICROAGG_QUICK=1]" in capsys.readouterr().err
+    # an existing file is kept unless --force
+    out.write_text("keep me")
+    assert main(["reproduce", "all", "--csv", str(out)]) == 2
+    assert out.read_text() == "keep me"
+    assert "--force" in capsys.readouterr().err
+
+
+def test_cli_reproduce_prints_one_table_with_its_settings(monkeypatch, capsys, expected):
+    monkeypatch.delenv("MICROAGG_QUICK", raising=False)
+    assert main(["reproduce", "ivmdav-table1"]) == 0
+    captured = capsys.readouterr()
+    want = expected.xs("ivmdav-table1", level="reproduction")["status"].value_counts()
+    assert len(captured.out.splitlines()) > want.sum()  # header, one line per cell, reasons
+    assert (f"{want.get('exact', 0)} exact, {want.get('close', 0)} close, "
+            f"{want.get('differs', 0)} differ") in captured.err
+    assert main(["reproduce", "vmdav-example1"]) == 0  # a figure: no published numbers
+    assert "no published numbers" in capsys.readouterr().err
+
+
+def test_cli_reproduce_choices_are_the_registry(capsys):
+    with pytest.raises(SystemExit):
+        main(["reproduce", "no-such-table"])
+    err = capsys.readouterr().err
+    for name in ENTRIES:
+        assert name in err
+    assert "'all'" in err

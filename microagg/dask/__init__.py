@@ -10,7 +10,7 @@ memory, so the results are identical. The same code runs on the local threads, a
 Needs the optional extra: ``pip install microagg[dask]`` (``dask[dataframe]`` and
 ``distributed``).
 
-Book: :ref:`chap-mdav`.
+Book: :ref:`sec-scale-dask`.
 """
 
 try:

@@ -47,7 +47,7 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
                    small_strata: str = "error", **params: Any) -> Any:
     """Microaggregate a Dask DataFrame within strata: one task per stratum.
 
-    Book: :ref:`chap-mdav`.
+    Book: :ref:`sec-scale-dask`.
 
     The same result as :func:`microagg.microaggregate` on the computed table with the
     same arguments (same groups, same released values, same index), computed on

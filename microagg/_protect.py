@@ -20,7 +20,6 @@ is in :mod:`microagg._strata`.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +29,7 @@ import pandas as pd
 from ._core import aggregate, group_sizes, loss_summary, zscores
 from ._methods import get_method
 from ._strata import check_policy, strata_list, stratified
-from ._validate import as_matrix, check_k
+from ._validate import as_matrix, check_k, column_labels
 
 __all__ = ["microaggregate", "MicroaggregationInfo"]
 
@@ -258,20 +257,7 @@ def _choose_columns(df: pd.DataFrame, columns: Any) -> tuple[list[Any], list[str
 
 
 def _named_columns(df: pd.DataFrame, columns: Any) -> list[Any]:
-    if isinstance(columns, str | bytes) or not isinstance(columns, Iterable):
-        if not isinstance(columns, Hashable):
-            raise TypeError(f"columns must be a column label or a list of them, got {columns!r}")
-        columns = [columns]  # a single label means one column
-    chosen = list(columns)
-    if not chosen:
-        raise ValueError("columns is empty: choose at least one column")
-    twice = list(dict.fromkeys(c for i, c in enumerate(chosen) if c in chosen[:i]))
-    if twice:
-        raise ValueError(f"column(s) {twice} are named more than once in columns")
-    missing = [c for c in chosen if c not in df.columns]
-    if missing:
-        raise ValueError(f"column(s) {missing} are not in the table; it has {list(df.columns)}")
-    return chosen
+    return column_labels(columns, df.columns, "columns")
 
 
 def _numeric_text_sample(col: pd.Series) -> Any:

@@ -33,7 +33,7 @@ stratum on a Dask cluster).
 from __future__ import annotations
 
 import time
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from ._core import aggregate, loss_summary, zscores
-from ._validate import as_matrix
+from ._validate import as_matrix, column_labels
 
 __all__ = ["SMALL_STRATA", "strata_list", "check_policy", "check_strata_values", "moments",
            "combine_moments", "StrataPlan", "plan_strata", "BlockResult", "protect_block",
@@ -53,21 +53,7 @@ SMALL_STRATA = ("error", "merge")
 
 def strata_list(strata: Any, table_columns: Sequence[Any]) -> list[Any]:
     """The strata columns as a list; an unknown, repeated or empty choice is an error."""
-    if isinstance(strata, str | bytes) or not isinstance(strata, Iterable):
-        if not isinstance(strata, Hashable):
-            raise TypeError(f"strata must be a column label or a list of them, got {strata!r}")
-        strata = [strata]  # a single label means one column
-    chosen = list(strata)
-    if not chosen:
-        raise ValueError("strata is empty: name at least one column (or leave strata out)")
-    twice = list(dict.fromkeys(c for i, c in enumerate(chosen) if c in chosen[:i]))
-    if twice:
-        raise ValueError(f"strata column(s) {twice} are named more than once")
-    missing = [c for c in chosen if c not in list(table_columns)]
-    if missing:
-        raise ValueError(f"strata column(s) {missing} are not in the table; it has "
-                         f"{list(table_columns)}")
-    return chosen
+    return column_labels(strata, table_columns, "strata")
 
 
 def check_policy(small_strata: Any) -> str:

@@ -19,6 +19,7 @@ largest absolute value lies between ``2**-SAFE_EXPONENT`` and ``2**SAFE_EXPONENT
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -236,3 +237,27 @@ def unscale_square(value: float, e: int, what: str) -> float:
             f"(the data's values are near 2**{-e}); divide the data by a constant to "
             "measure it (information_loss, a ratio, works at any scale)"
         ) from None
+
+
+def column_labels(value: Any, table_columns: Sequence[Any], name: str) -> list[Any]:
+    """The column labels ``value`` names (one label or a list), each in ``table_columns``.
+
+    A single label means one column (``"age"`` is not the columns ``a``, ``g``, ``e``);
+    an empty, repeated or unknown choice is an error naming the argument ``name``.
+    """
+    if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+        if not isinstance(value, Hashable):
+            raise TypeError(f"{name} must be a column label or a list of them, got {value!r}")
+        value = [value]
+    chosen = list(value)
+    if not chosen:
+        raise ValueError(f"{name} is empty: name at least one column (or leave {name} out)")
+    what = "column(s)" if name == "columns" else f"{name} column(s)"
+    twice = list(dict.fromkeys(c for i, c in enumerate(chosen) if c in chosen[:i]))
+    if twice:
+        raise ValueError(f"{what} {twice} are named more than once in {name}")
+    known = list(table_columns)
+    missing = [c for c in chosen if c not in known]
+    if missing:
+        raise ValueError(f"{what} {missing} are not in the table; it has {known}")
+    return chosen

@@ -34,6 +34,11 @@ $(BIN)/python:
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[book,test,fast,dask]'
+	# wheels of a plain install (the package's own dependencies, nbclient, ipykernel) for the
+	# test that runs exported chapters in a fresh environment without touching the network
+	rm -rf $(VENV)/wheelhouse
+	$(BIN)/python -m pip wheel --quiet -w $(VENV)/wheelhouse . nbclient ipykernel
+	rm -rf build
 	touch $@
 
 env: $(STAMP)

@@ -114,7 +114,7 @@ def fetch(names: Iterable[str] | None = None) -> dict[str, Path]:
     Parameters
     ----------
     names : iterable of str, optional
-        File names (keys of :data:`FILES`); default all four.
+        File names (keys of ``microagg.datasets.FILES``); default all four.
 
     Returns
     -------

@@ -4,7 +4,9 @@ The reader's route: a fresh virtual environment holding only the microagg wheel 
 dependencies, no book toolchain: no MyST-NB, no numba), ``nbclient`` and ``ipykernel``; the
 exported ``.ipynb`` of a chapter, run in a folder outside the checkout; the reference data
 fetched on first use from ``MICROAGG_DATA_URL``, here a local HTTP server started by the test
-(no internet). The foundations and IV-MDAV chapters must execute without an error.
+(no internet). The foundations and IV-MDAV chapters must execute without an error. The
+environment is installed from the wheels ``make env`` keeps in ``.venv/wheelhouse``
+(``pip install --no-index``), so the test itself needs no network.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+#: Wheels of the plain install's dependencies, made by `make env` (no network in the test).
+WHEELHOUSE = ROOT / ".venv" / "wheelhouse"
 CHAPTERS = ("foundations", "ivmdav")
 RUNNER = """
 import sys, nbformat
@@ -65,6 +69,9 @@ def data_server(tmp_path_factory):
 
 def test_exported_chapters_run_on_a_plain_install(tmp_path, data_server):
     jupytext = pytest.importorskip("jupytext")
+    if not WHEELHOUSE.is_dir():
+        pytest.skip(f"no {WHEELHOUSE.relative_to(ROOT)}: `make env` downloads the wheels of a "
+                    "plain install once, so that this test needs no network")
     sys.path.insert(0, str(ROOT / "tools"))
     from export_notebooks import install_cell
 
@@ -83,7 +90,8 @@ def test_exported_chapters_run_on_a_plain_install(tmp_path, data_server):
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", str(venv)])
     python = venv / "bin" / "python"
-    _run([str(python), "-m", "pip", "install", "-q", str(wheel), "nbclient", "ipykernel"])
+    _run([str(python), "-m", "pip", "install", "-q", "--no-index", "--find-links",
+          str(WHEELHOUSE), str(wheel), "nbclient", "ipykernel"])
     probe = _run([str(python), "-c", "import importlib.util as u; "
                   "print(u.find_spec('myst_nb') is None, u.find_spec('numba') is None)"])
     assert probe.stdout.split() == ["True", "True"], "the plain install has book extras"

@@ -1,6 +1,7 @@
 r"""The MDAV family as plain loops, compiled by numba when it is installed.
 
-:mod:`microagg.mdav` has two engines for the same four heuristics:
+This is the ``"loops"`` engine of :mod:`microagg._mdav` (which has three for the
+same four heuristics; its docstring says which one ``engine="auto"`` picks):
 
 * these loops, used when numba is available (``pip install microagg[fast]``).
   Each pass over the unassigned records computes a squared distance per record
@@ -9,24 +10,26 @@ r"""The MDAV family as plain loops, compiled by numba when it is installed.
   ``n = 1,000`` this is about ten times faster than the numpy engine, whose
   cost there is mostly the overhead of several numpy calls per group
   (``tests/benchmarks/bench_mdav.py``);
-* the vectorised numpy :class:`~microagg._mdav._Pool`, used otherwise (Pyodide,
-  JupyterLite, ``MICROAGG_DISABLE_NUMBA=1``).
+* the vectorised numpy engine, :mod:`microagg._mdav_vector`, used without numba
+  (Pyodide, JupyterLite, ``MICROAGG_DISABLE_NUMBA=1``);
+* the indexed engine, :mod:`microagg._mdav_index`, for large ``n`` and moderate
+  ``p``, which uses these loops' arithmetic but looks at few records per step.
 
-Both engines follow the same arithmetic, so they return the same labels:
+All engines follow the same arithmetic, so they return the same labels:
 
 * squared distances are summed attribute by attribute, in column order
-  (:func:`microagg._mdav._sqdist` does the same with one numpy operation per
-  column);
+  (:func:`microagg._mdav_vector.sqdist` does the same with one numpy operation
+  per column);
 * the centroid of the unassigned records is their running total divided by
-  their number; the total starts as numpy's column sums (passed in, so both
-  engines start from the same numbers) and loses each record of a new group in
+  their number; the total starts as numpy's column sums (passed in, so every
+  engine starts from the same numbers) and loses each record of a new group in
   input order;
 * the records not yet assigned are kept as a compact list of row numbers in
   input order, so "first on ties" means the lowest row number, the rule of
   :mod:`microagg.reference` too.
 
 The functions here take a C-contiguous float64 array that
-:mod:`microagg.mdav` has validated, and return int64 labels (``-1`` for the
+:mod:`microagg._mdav` has validated, and return int64 labels (``-1`` for the
 records V-MDAV leaves to its final assignment step). Without numba they still
 run, as ordinary (slow) Python; the tests use that to check the loops
 themselves on small inputs.

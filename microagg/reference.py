@@ -4,11 +4,11 @@ Each function here is the most direct transcription of a paper's steps that
 numpy allows: distances to *all* remaining records recomputed for every group,
 a full stable ``argsort`` to find nearest neighbours, the centroid recomputed
 from scratch. They are quadratic with a large constant and exist for two
-reasons: the tests check that the fast versions in :mod:`microagg.mdav` return
+reasons: the tests check that the fast versions in :mod:`microagg._mdav` return
 *identical* labels (same tie rule: the first record in input order wins), and
 the benchmarks measure the fast versions against them.
 
-Read these first if you want to see an algorithm; read :mod:`microagg.mdav`
+Read these first if you want to see an algorithm; read :mod:`microagg._mdav`
 for how to make it fast.
 """
 

@@ -108,11 +108,11 @@ def test_fast_equals_reference_on_continuous_data(name):
         assert np.array_equal(ma.relabel(a), ma.relabel(b))
 
 
-# -- the two engines: compiled loops (numba) and vectorised numpy ---------------------------
+# -- the engines: compiled loops (numba), vectorised numpy (and the indexed one, test_mdav_indexed) --
 
 from microagg import _mdav as _MDAV  # noqa: E402
-from microagg import _mdav_vector as _VECTOR  # noqa: E402
 from microagg import _mdav_loops as _LOOPS  # noqa: E402
+from microagg import _mdav_vector as _VECTOR  # noqa: E402
 
 
 def _numpy_engine(name, X, k, **params):

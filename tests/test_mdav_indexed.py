@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 import microagg as ma
 from microagg import _mdav as _MDAV  # noqa: E402
-from microagg import _mdav_vector as _VECTOR  # noqa: E402
 from microagg import _mdav_index as _INDEX  # noqa: E402
+from microagg import _mdav_vector as _VECTOR  # noqa: E402
 from microagg._methods import MDAV_FAMILY, get_method
 
 METHODS = {name: get_method(name).function for name in MDAV_FAMILY}

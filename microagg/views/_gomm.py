@@ -49,9 +49,10 @@ def gomm_encoding_view(*, p: int = 8, seed: int = 3,
     """Figure: GOMM's chromosome (object part | group part) and what each operator does.
 
     Draws a random parent grouping of ``p`` attributes and its children under the
-    GGA crossover and the five mutations of :func:`microagg.gomm` (:mod:`microagg._gomm_ops`) (same seeded
-    random choices as the library's operators). Each row shows the group letter of
-    attributes 1..p (object part), a thick bar, then the groups (group part).
+    GGA crossover and the five mutations that :func:`microagg.gomm` uses (same
+    seeded random choices as the library's operators, :mod:`microagg._gomm_ops`).
+    Each row shows the group letter of attributes 1..p (object part), a thick
+    bar, then the groups (group part).
     :ref:`chap-gomm`.
 
     Book: :ref:`chap-gomm`.

@@ -108,7 +108,7 @@ def test_fast_equals_reference_on_continuous_data(name):
         assert np.array_equal(ma.relabel(a), ma.relabel(b))
 
 
-# -- the engines: compiled loops (numba), vectorised numpy (and the indexed one, test_mdav_indexed) --
+# -- the engines: compiled loops (numba), vectorised numpy; the indexed one: test_mdav_indexed --
 
 from microagg import _mdav as _MDAV  # noqa: E402
 from microagg import _mdav_loops as _LOOPS  # noqa: E402

@@ -8,7 +8,8 @@ These are the rules of the contributor's guide (``chapters/contributing.md``), c
 * the method names are written down once (``microagg/_methods.py``);
 * every public function takes its options (parameters with defaults, after the data and
   ``k``) as keyword-only;
-* every public docstring names its chapter by label on a ``Book:`` line.
+* every public docstring names its chapter by label on a ``Book:`` line;
+* ``ruff`` finds nothing (the same check as ``make lint``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ import ast
 import importlib
 import inspect
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -158,3 +162,13 @@ def test_docstring_names_its_chapter(name):
 
 def test_py_typed_is_shipped():
     assert (PACKAGE / "py.typed").exists()
+
+
+def test_ruff_clean():
+    """``make lint`` finds nothing: the package, the tests, the tools, the chapters' conftest."""
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    if ruff is None:
+        pytest.skip("ruff is not installed (it comes with the [test] extra)")
+    done = subprocess.run([ruff, "check", "--no-cache", "microagg", "tests", "tools",
+                           "chapters/conftest.py"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-1000:]

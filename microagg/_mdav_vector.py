@@ -267,7 +267,7 @@ def _closest_to_group(pool: _Pool, members: list[int], in_group: np.ndarray,
 
 
 def ivmdav(arr: np.ndarray, k: int, gamma: float, m: int,
-                  self_neighbour: bool) -> np.ndarray:
+           self_neighbour: bool) -> np.ndarray:
     """:func:`ivmdav` on the vectorised numpy engine (used without numba)."""
     labels = unlabelled(arr)
     pool = _Pool(arr)

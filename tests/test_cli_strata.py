@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from cli_helpers import one_line_error, run
 
 import microagg as ma
-from microagg._cli import main
 
 pytest.importorskip("pyarrow")
 
@@ -30,22 +30,6 @@ def national(n: int = 1500, seed: int = 0, small: bool = False) -> pd.DataFrame:
     if small:
         df.loc[[5, 9], "region"] = "R99"  # a stratum of 2 records
     return df
-
-
-def run(argv, capsys):
-    try:
-        rc = main([str(a) for a in argv])
-    except SystemExit as exc:
-        rc = exc.code if isinstance(exc.code, int) else 1
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def one_line_error(rc: int, err: str) -> str:
-    assert rc == 2, err
-    lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert len(lines) == 1 and "Traceback" not in err, lines
-    return lines[0]
 
 
 def read(path: Path) -> pd.DataFrame:

@@ -15,9 +15,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from cli_helpers import one_line_error, run
 
 import microagg
-from microagg._cli import _parser, main
+from microagg._cli import _parser
 from microagg._cli_io import METHOD_OPTIONS
 from microagg._methods import METHODS
 
@@ -32,24 +33,6 @@ def src(tmp_path: Path) -> Path:
     path = tmp_path / "in.csv"
     _table().to_csv(path, index=False)
     return path
-
-
-def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    """Exit status, stdout and stderr of ``microagg argv`` (argparse exits included)."""
-    try:
-        rc = main([str(a) for a in argv])
-    except SystemExit as exc:
-        rc = exc.code if isinstance(exc.code, int) else 1
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def one_line_error(rc: int, err: str) -> str:
-    assert rc != 0, "a user error must exit with a non-zero status"
-    lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert len(lines) == 1, f"expected one line on stderr, got {lines}"
-    assert "Traceback" not in err
-    return lines[0]
 
 
 # -- 1. data loss ----------------------------------------------------------------------------

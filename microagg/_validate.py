@@ -204,7 +204,7 @@ def scale_exponent(arr: np.ndarray, axis: int | None = None) -> Any:
     """
     if arr.size == 0:
         return 0 if axis is None else np.zeros(arr.shape[1 - axis], dtype=np.int64)
-    m = np.max(np.abs(arr), axis=axis)
+    m = np.maximum(np.max(arr, axis=axis), -np.min(arr, axis=axis))  # no |arr| temporary
     _, e = np.frexp(m)
     e = np.where((m == 0) | (np.abs(e) <= SAFE_EXPONENT), 0, -e).astype(np.int64)
     return int(e) if axis is None else e

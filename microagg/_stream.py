@@ -15,11 +15,20 @@
    ``pyarrow.parquet.ParquetWriter``, or CSV), in stratum order, as soon as it and the
    units before it are done.
 
-Peak memory is therefore set by the largest unit (times the number of jobs) plus one
-batch, not by the file. With ``jobs > 1`` the units run on local processes
-(``ProcessPoolExecutor``), each reading its unit from the temporary file; with a Dask
-``distributed`` executor each unit's rows are sent to the cluster and the protected
-rows come back, so the workers need not see the file.
+**Memory** is therefore set by the largest unit (times the number of jobs) plus one
+batch, not by the file. A process protecting a unit holds its columns that are not
+protected and at most two arrays of its protected values at a time: the values and
+their z-scores, then the z-scores and the method's working arrays (the values are read
+again from the temporary file for the centroids), then the released values. With
+``jobs > 1`` the units run on local processes (``ProcessPoolExecutor``): each reads its
+unit from the temporary file and writes the protected rows to a temporary Arrow IPC file
+of its own, which the main process copies into the output record batch by record batch
+(at most :data:`BATCH_ROWS` rows, so a larger unit takes several Parquet row groups)
+and deletes; only file names and summaries travel between the processes. Arrow's memory
+pool gives its free memory back after the split and after each unit, so no long-lived
+process keeps the largest unit's pages. With a Dask ``distributed`` executor each
+unit's rows are sent to the cluster and the protected rows come back, so the workers
+need not see the file.
 
 **Output order**: grouped by unit, units in sorted stratum order, rows within a unit in
 input order. Restoring the input order would need the whole output in memory (or an

@@ -213,7 +213,7 @@ def _codes(frame: pd.DataFrame, strata: list[Any], index: pd.Index) -> np.ndarra
 
 def read_unit(spill: str, batches: list[int], columns: list[str] | None = None) -> Any:
     """The rows of one unit from the spill file, in input order: only ``columns`` (without
-    the row column) if given, and then only those columns are read."""
+    the row column) if given, the only columns asked of the reader then."""
     pa = require_pyarrow("protecting a file by strata")
     with pa.OSFile(spill, "rb") as fh:
         names = pa.ipc.open_file(fh).schema.names
@@ -251,7 +251,7 @@ def protect_unit(source: Any, settings: StreamSettings, out: str | None = None
     names = [str(c) for c in settings.columns]
     if isinstance(source, pa.Table):
         order = [f.name for f in source.schema if f.name != ROW]
-        rest = source.drop_columns([ROW, *names])
+        rest = source.drop_columns([ROW, *names]).combine_chunks()
 
         def load() -> np.ndarray:
             return _matrix(source, names)
@@ -259,7 +259,7 @@ def protect_unit(source: Any, settings: StreamSettings, out: str | None = None
         spill, batches = source
         order = _spill_columns(spill)
         rest = read_unit(spill, batches, [c for c in order if c not in set(names)])
-        rest = rest.combine_chunks()  # a copy: what was read goes back to the pool
+        rest = rest.combine_chunks()  # a copy, so what was read goes back to the pool
 
         def load() -> np.ndarray:
             X = _matrix(read_unit(spill, batches, names), names)
@@ -268,7 +268,7 @@ def protect_unit(source: Any, settings: StreamSettings, out: str | None = None
     res = protect_block(load, settings.k, get_method(settings.method).function,
                         settings.params, standardize=settings.standardize,
                         names=settings.columns)
-    table = rest.combine_chunks()  # one record batch per BATCH_ROWS rows in the IPC file
+    table = rest  # one chunk: record batches of BATCH_ROWS rows in the IPC file
     del rest
     for j, name in enumerate(names):
         table = table.append_column(pa.field(name, pa.float64()),
@@ -315,10 +315,11 @@ class _Output:
         if isinstance(part, pa.Table):
             self._write(part)
             return
-        with pa.memory_map(part) as fh:
+        with pa.OSFile(part, "rb") as fh:
             reader = pa.ipc.open_file(fh)
             for i in range(reader.num_record_batches):
                 self._write(pa.Table.from_batches([reader.get_batch(i)]))
+            del reader
         os.remove(part)
         pa.default_memory_pool().release_unused()
 
@@ -347,12 +348,13 @@ def protect_stream(source: Path, fmt: str, target: Any, out_fmt: str,
     ``progress(total=, desc=, unit=)`` makes a tqdm-like bar. ``remote``: send each
     unit's rows to the executor's workers (they cannot read the spill file).
     """
+    pa = require_pyarrow("protecting a file by strata")
     with tempfile.TemporaryDirectory(prefix=".microagg-", dir=spill_dir) as tmp:
         spill = Path(tmp) / "strata.arrow"
         total = _row_count(source, fmt)
         with progress(total=total, desc="reading", unit="rows") as bar:
             stats, where = _split(source, fmt, settings, spill, bar)
-        require_pyarrow("protecting a file by strata").default_memory_pool().release_unused()
+        pa.default_memory_pool().release_unused()  # the split's buffers, kept by the pool
         k = check_k(settings.k, int(stats["n"].sum()))
         if settings.standardize:
             global_spread(stats, settings.columns)

@@ -17,9 +17,9 @@
 
 **Memory** is therefore set by the largest unit (times the number of jobs) plus one
 batch, not by the file. A process protecting a unit holds its columns that are not
-protected and at most two arrays of its protected values at a time: the values and
-their z-scores, then the z-scores and the method's working arrays (the values are read
-again from the temporary file for the centroids), then the released values. With
+protected and, one stage after the other, the protected values and their z-scores, the
+z-scores and the method's working arrays (the values are read again from the temporary
+file for the centroids), the values and the centroids, the released values. With
 ``jobs > 1`` the units run on local processes (``ProcessPoolExecutor``): each reads its
 unit from the temporary file and writes the protected rows to a temporary Arrow IPC file
 of its own, which the main process copies into the output record batch by record batch

@@ -196,7 +196,8 @@ def as_labels(labels: Any, n: int | None = None) -> np.ndarray:
 
 
 def scale_exponent(arr: np.ndarray, axis: int | None = None) -> Any:
-    """The power of two ``e`` making ``arr * 2**e`` safe to square: 0 for ordinary data.
+    """The power of two ``e`` making ``arr`` (floats) times ``2**e`` safe to square: 0 for
+    ordinary data.
 
     With ``axis=0``, one exponent per column. Where the largest absolute value
     ``m`` lies outside ``2**-SAFE_EXPONENT .. 2**SAFE_EXPONENT``, ``e`` brings it

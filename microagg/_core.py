@@ -278,15 +278,20 @@ def aggregate(X: Any, labels: Any) -> Any:
         members of its group.
     """
     arr = as_matrix(X)
-    lab = as_labels(labels, arr.shape[0])
-    inverse, counts = _group_index(lab)
-    e = scale_exponent(arr)  # sums of values near 1e308 would overflow: rescale (exact)
-    out = _centroids(np.ldexp(arr, e) if e else arr, inverse, counts)[inverse]
-    if e:
-        out = np.ldexp(out, -e)
+    centre, inverse = group_centroids(arr, as_labels(labels, arr.shape[0]))
+    out = centre[inverse]
     if isinstance(X, pd.DataFrame):
         return pd.DataFrame(out, index=X.index, columns=X.columns)
     return out
+
+
+def group_centroids(arr: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(centroids, inverse)`` of a checked array and labels: ``centroids[inverse]`` is
+    :func:`aggregate`'s output, without an array of the data's size."""
+    inverse, counts = _group_index(labels)
+    e = scale_exponent(arr)  # sums of values near 1e308 would overflow: rescale (exact)
+    centre = _centroids(np.ldexp(arr, e) if e else arr, inverse, counts)
+    return (np.ldexp(centre, -e) if e else centre), inverse
 
 
 def group_sizes(labels: Any) -> np.ndarray:

@@ -33,14 +33,14 @@ stratum on a Dask cluster).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ._core import aggregate, loss_summary, zscores
+from ._core import group_centroids, loss_summary, zscores
 from ._validate import as_matrix, column_labels
 
 __all__ = ["SMALL_STRATA", "strata_list", "check_policy", "check_strata_values", "moments",
@@ -208,10 +208,11 @@ def global_spread(stats: pd.DataFrame, columns: list[Any]) -> np.ndarray:
 
 @dataclass(frozen=True)
 class BlockResult:
-    """One unit protected: local labels 0..g-1, released values, losses and time."""
+    """One unit protected: local labels 0..g-1, the groups' centroids (original units),
+    losses and time. The released values are ``centroids[labels]``."""
 
     labels: np.ndarray
-    released: np.ndarray
+    centroids: np.ndarray
     groups: int
     sse: float
     sst: float
@@ -219,27 +220,42 @@ class BlockResult:
     seconds: float
     column_sse: np.ndarray
 
+    @property
+    def released(self) -> np.ndarray:
+        """Each record replaced by its group's centroid (a new array)."""
+        return self.centroids[self.labels]
 
-def protect_block(X: np.ndarray, k: int, function: Any, params: dict[str, Any], *,
-                  standardize: bool, names: list[Any]) -> BlockResult:
+
+def protect_block(X: np.ndarray | Callable[[], np.ndarray], k: int, function: Any,
+                  params: dict[str, Any], *, standardize: bool, names: list[Any]
+                  ) -> BlockResult:
     """Microaggregate one unit (checked ``X``): z-scores within it, method, centroids.
 
-    Memory: besides ``X``, one array of its size at a time (the z-scores, then the
-    released values) and temporaries of :data:`CHUNK` rows.
+    ``X`` may be a function returning the unit's matrix: it is then called twice, for
+    the z-scores and for the centroids, and no matrix of the original values is held
+    while the method runs on the z-scores. Memory: two arrays of the unit's size (its
+    values and their z-scores, the method's working arrays beside the z-scores) and
+    temporaries of :data:`CHUNK` rows.
     """
     start = time.perf_counter()
-    Z = _block_zscores(X, names) if standardize else X
+    load = X if callable(X) else lambda: X
+    Z = _block_zscores(load(), names) if standardize else load()
     raw = np.asarray(function(Z, k, **params), dtype=np.int64)
     _, labels = np.unique(raw, return_inverse=True)
     labels = labels.reshape(-1).astype(np.int64)
     groups = int(labels.max()) + 1
     within, total, il = _unit_loss(Z, labels, groups, safe=standardize)
-    del Z
-    released = aggregate(X, labels)
-    column_sse = np.zeros(X.shape[1])
-    for lo in range(0, X.shape[0], CHUNK):
-        column_sse += ((X[lo:lo + CHUNK] - released[lo:lo + CHUNK]) ** 2).sum(axis=0)
-    return BlockResult(labels=labels, released=released, groups=groups, sse=within,
+    del raw
+    if standardize:  # the z-scores go before the values come back
+        del Z
+        arr = load()
+    else:
+        arr = Z
+    centroids, _ = group_centroids(arr, labels)
+    column_sse = np.zeros(arr.shape[1])
+    for lo in range(0, arr.shape[0], CHUNK):
+        column_sse += ((arr[lo:lo + CHUNK] - centroids[labels[lo:lo + CHUNK]]) ** 2).sum(axis=0)
+    return BlockResult(labels=labels, centroids=centroids, groups=groups, sse=within,
                        sst=total, information_loss=il, seconds=time.perf_counter() - start,
                        column_sse=column_sse)
 

@@ -15,11 +15,20 @@
    ``pyarrow.parquet.ParquetWriter``, or CSV), in stratum order, as soon as it and the
    units before it are done.
 
-Peak memory is therefore set by the largest unit (times the number of jobs) plus one
-batch, not by the file. With ``jobs > 1`` the units run on local processes
-(``ProcessPoolExecutor``), each reading its unit from the temporary file; with a Dask
-``distributed`` executor each unit's rows are sent to the cluster and the protected
-rows come back, so the workers need not see the file.
+**Memory** is therefore set by the largest unit (times the number of jobs) plus one
+batch, not by the file. A process protecting a unit holds its columns that are not
+protected and, one stage after the other, the protected values and their z-scores, the
+z-scores and the method's working arrays (the values are read again from the temporary
+file for the centroids), the values and the centroids, the released values. With
+``jobs > 1`` the units run on local processes (``ProcessPoolExecutor``): each reads its
+unit from the temporary file and writes the protected rows to a temporary Arrow IPC file
+of its own, which the main process copies into the output record batch by record batch
+(at most :data:`BATCH_ROWS` rows, so a larger unit takes several Parquet row groups)
+and deletes; only file names and summaries travel between the processes. Arrow's memory
+pool gives its free memory back after the split and after each unit, so no long-lived
+process keeps the largest unit's pages. With a Dask ``distributed`` executor each
+unit's rows are sent to the cluster and the protected rows come back, so the workers
+need not see the file.
 
 **Output order**: grouped by unit, units in sorted stratum order, rows within a unit in
 input order. Restoring the input order would need the whole output in memory (or an
@@ -202,39 +211,81 @@ def _codes(frame: pd.DataFrame, strata: list[Any], index: pd.Index) -> np.ndarra
     return index.get_indexer(pd.MultiIndex.from_frame(frame[strata]))
 
 
-def read_unit(spill: str, batches: list[int]) -> Any:
-    """The rows of one unit from the spill file, in input order."""
+def read_unit(spill: str, batches: list[int], columns: list[str] | None = None) -> Any:
+    """The rows of one unit from the spill file, in input order: only ``columns`` (without
+    the row column) if given, the only columns asked of the reader then."""
     pa = require_pyarrow("protecting a file by strata")
     with pa.OSFile(spill, "rb") as fh:
-        reader = pa.ipc.open_file(fh)
+        names = pa.ipc.open_file(fh).schema.names
+        fields = None if columns is None else [names.index(c) for c in [*columns, ROW]]
+        reader = pa.ipc.open_file(fh, options=pa.ipc.IpcReadOptions(included_fields=fields))
         table = pa.Table.from_batches([reader.get_batch(i) for i in batches])
-    if len(batches) > 1:
-        table = table.sort_by(ROW)
+    rows = table.column(ROW).to_numpy()
+    if columns is not None:
+        table = table.drop_columns([ROW])
+    if (np.diff(rows) < 0).any():  # strata merged into one unit: their rows interleave
+        table = table.take(np.argsort(rows))
     return table
 
 
-def protect_unit(source: Any, settings: StreamSettings) -> tuple[Any, UnitSummary]:
+def _spill_columns(spill: str) -> list[str]:
+    """The columns of the input, in its order, as the spill file holds them."""
+    pa = require_pyarrow("protecting a file by strata")
+    with pa.OSFile(spill, "rb") as fh:
+        return [f.name for f in pa.ipc.open_file(fh).schema if f.name != ROW]
+
+
+def protect_unit(source: Any, settings: StreamSettings, out: str | None = None
+                 ) -> tuple[Any, UnitSummary]:
     """Protect one unit (an Arrow table, or ``(spill file, record batches)``); the worker task.
 
-    Returns the protected rows (the row column dropped) and a summary.
+    Returns the protected rows (the row column dropped) and a summary; with ``out``, the
+    rows are written there (an Arrow IPC file, record batches of :data:`BATCH_ROWS` rows)
+    and ``out`` is returned in their place, so that nothing of the unit is sent back.
+
+    Memory: the unit's other columns, and what :func:`microagg._strata.protect_block`
+    holds when given a function: the protected columns are read from the source for the
+    z-scores and again for the centroids, not held while the method runs.
     """
     pa = require_pyarrow("protecting a file by strata")
-    table = source if isinstance(source, pa.Table) else read_unit(*source)
     names = [str(c) for c in settings.columns]
-    X = _matrix(table, names)
-    order = [f.name for f in table.schema if f.name != ROW]
-    table = table.drop_columns([ROW, *names])  # the protected values now live in X only
-    res = protect_block(X, settings.k, get_method(settings.method).function, settings.params,
-                        standardize=settings.standardize, names=settings.columns)
-    del X
+    if isinstance(source, pa.Table):
+        order = [f.name for f in source.schema if f.name != ROW]
+        rest = source.drop_columns([ROW, *names]).combine_chunks()
+
+        def load() -> np.ndarray:
+            return _matrix(source, names)
+    else:
+        spill, batches = source
+        order = _spill_columns(spill)
+        rest = read_unit(spill, batches, [c for c in order if c not in set(names)])
+        rest = rest.combine_chunks()  # a copy, so what was read goes back to the pool
+
+        def load() -> np.ndarray:
+            X = _matrix(read_unit(spill, batches, names), names)
+            pa.default_memory_pool().release_unused()  # the pages read, not kept by the pool
+            return X
+    res = protect_block(load, settings.k, get_method(settings.method).function,
+                        settings.params, standardize=settings.standardize,
+                        names=settings.columns)
+    table = rest  # one chunk: record batches of BATCH_ROWS rows in the IPC file
+    del rest
     for j, name in enumerate(names):
-        table = table.append_column(pa.field(name, pa.float64()), pa.array(res.released[:, j]))
+        table = table.append_column(pa.field(name, pa.float64()),
+                                    pa.array(res.centroids[res.labels, j]))
     table = table.select(order)
     sizes = np.bincount(res.labels)
-    return table, UnitSummary(groups=res.groups, smallest=int(sizes.min()),
-                              largest=int(sizes.max()), sse=res.sse, sst=res.sst,
-                              information_loss=res.information_loss, seconds=res.seconds,
-                              column_sse=res.column_sse)
+    summary = UnitSummary(groups=res.groups, smallest=int(sizes.min()),
+                          largest=int(sizes.max()), sse=res.sse, sst=res.sst,
+                          information_loss=res.information_loss, seconds=res.seconds,
+                          column_sse=res.column_sse)
+    if out is None:
+        return table, summary
+    with pa.OSFile(out, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table, max_chunksize=BATCH_ROWS)
+    del table, res
+    pa.default_memory_pool().release_unused()  # a long-lived worker keeps no unit's pages
+    return out, summary
 
 
 def _matrix(table: Any, names: list[str]) -> np.ndarray:
@@ -257,7 +308,22 @@ class _Output:
     def __init__(self, target: Any, fmt: str):
         self.target, self.fmt, self.writer, self.first = target, fmt, None, True
 
-    def write(self, table: Any) -> None:
+    def write(self, part: Any) -> None:
+        """Append one unit: an Arrow table, or the Arrow IPC file a worker wrote it to
+        (copied record batch by record batch, then deleted)."""
+        pa = require_pyarrow("writing the output")
+        if isinstance(part, pa.Table):
+            self._write(part)
+            return
+        with pa.OSFile(part, "rb") as fh:
+            reader = pa.ipc.open_file(fh)
+            for i in range(reader.num_record_batches):
+                self._write(pa.Table.from_batches([reader.get_batch(i)]))
+            del reader
+        os.remove(part)
+        pa.default_memory_pool().release_unused()
+
+    def _write(self, table: Any) -> None:
         if self.fmt == "parquet":
             pq = require_pyarrow("writing Parquet").parquet
             if self.writer is None:
@@ -282,11 +348,13 @@ def protect_stream(source: Path, fmt: str, target: Any, out_fmt: str,
     ``progress(total=, desc=, unit=)`` makes a tqdm-like bar. ``remote``: send each
     unit's rows to the executor's workers (they cannot read the spill file).
     """
+    pa = require_pyarrow("protecting a file by strata")
     with tempfile.TemporaryDirectory(prefix=".microagg-", dir=spill_dir) as tmp:
         spill = Path(tmp) / "strata.arrow"
         total = _row_count(source, fmt)
         with progress(total=total, desc="reading", unit="rows") as bar:
             stats, where = _split(source, fmt, settings, spill, bar)
+        pa.default_memory_pool().release_unused()  # the split's buffers, kept by the pool
         k = check_k(settings.k, int(stats["n"].sum()))
         if settings.standardize:
             global_spread(stats, settings.columns)
@@ -326,25 +394,31 @@ def _run(jobs: list[list[int]], plan: Any, spill: str, target: Any, out_fmt: str
                 for u, batches in enumerate(jobs):
                     done(*protect_unit((spill, batches), settings), u)
             else:
-                def source(u: int) -> Any:
-                    return read_unit(spill, jobs[u]) if remote else (spill, jobs[u])
-                _pipeline(len(jobs), source, settings, executor, max(1, window), done)
+                def submit(u: int) -> cf.Future:
+                    if remote:
+                        return executor.submit(protect_unit, read_unit(spill, jobs[u]), settings)
+                    out = str(Path(spill).with_name(f"unit{u}.arrow"))
+                    return executor.submit(protect_unit, (spill, jobs[u]), settings, out)
+                _pipeline(len(jobs), submit, max(1, window), done, drain=not remote)
     finally:
         output.close()
     return summaries
 
 
-def _pipeline(n: int, source: Callable[[int], Any], settings: StreamSettings,
-              executor: cf.Executor, window: int,
-              done: Callable[[Any, UnitSummary, int], None]) -> None:
-    """At most ``window`` units submitted or waiting; results handed to ``done`` in order."""
+def _pipeline(n: int, submit: Callable[[int], cf.Future], window: int,
+              done: Callable[[Any, UnitSummary, int], None], *, drain: bool) -> None:
+    """At most ``window`` units submitted or waiting; results handed to ``done`` in order.
+
+    ``drain``: on an error, wait for the units already running (they write into the
+    temporary folder, which is removed next).
+    """
     running: dict[cf.Future, int] = {}
     finished: dict[int, tuple[Any, UnitSummary]] = {}
     submitted = written = 0
     try:
         while written < n:
             while submitted < n and len(running) + len(finished) < window:
-                running[executor.submit(protect_unit, source(submitted), settings)] = submitted
+                running[submit(submitted)] = submitted
                 submitted += 1
             ready, _ = cf.wait(list(running), return_when=cf.FIRST_COMPLETED)
             for fut in ready:
@@ -355,6 +429,8 @@ def _pipeline(n: int, source: Callable[[int], Any], settings: StreamSettings,
     finally:
         for fut in running:
             fut.cancel()
+        if drain:
+            cf.wait(list(running))
 
 
 def merge_lines(plan: Any, strata: list[Any]) -> list[str]:

@@ -196,7 +196,8 @@ def as_labels(labels: Any, n: int | None = None) -> np.ndarray:
 
 
 def scale_exponent(arr: np.ndarray, axis: int | None = None) -> Any:
-    """The power of two ``e`` making ``arr * 2**e`` safe to square: 0 for ordinary data.
+    """The power of two ``e`` making ``arr`` (floats) times ``2**e`` safe to square: 0 for
+    ordinary data.
 
     With ``axis=0``, one exponent per column. Where the largest absolute value
     ``m`` lies outside ``2**-SAFE_EXPONENT .. 2**SAFE_EXPONENT``, ``e`` brings it
@@ -204,7 +205,7 @@ def scale_exponent(arr: np.ndarray, axis: int | None = None) -> Any:
     """
     if arr.size == 0:
         return 0 if axis is None else np.zeros(arr.shape[1 - axis], dtype=np.int64)
-    m = np.max(np.abs(arr), axis=axis)
+    m = np.maximum(np.max(arr, axis=axis), -np.min(arr, axis=axis))  # no |arr| temporary
     _, e = np.frexp(m)
     e = np.where((m == 0) | (np.abs(e) <= SAFE_EXPONENT), 0, -e).astype(np.int64)
     return int(e) if axis is None else e

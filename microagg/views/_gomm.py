@@ -50,7 +50,7 @@ def gomm_encoding_view(*, p: int = 8, seed: int = 3,
 
     Draws a random parent grouping of ``p`` attributes and its children under the
     GGA crossover and the five mutations that :func:`microagg.gomm` uses (same
-    seeded random choices as the library's operators, :mod:`microagg._gomm_ops`).
+    seeded random choices as the library's operators, ``microagg._gomm_ops``).
     Each row shows the group letter of attributes 1..p (object part), a thick
     bar, then the groups (group part).
     :ref:`chap-gomm`.

@@ -24,6 +24,7 @@ from ._strata import SMALL_STRATA, check_policy, strata_list
 from ._stream import (
     StreamSettings,
     file_format,
+    lean_memory,
     merge_lines,
     protect_stream,
     sample_frame,
@@ -85,6 +86,7 @@ def protect_by_strata(args: argparse.Namespace, source: Path, out: Path | None,
                       fmts: tuple[str, str], params: dict[str, Any], columns: Any,
                       strata: list[str]) -> int:
     """Stream ``source`` stratum by stratum into ``out`` (or stdout) and report on stderr."""
+    lean_memory()
     sample = sample_frame(source, fmts[0])
     _, columns, notes = _check_call(sample, args.method, columns, params, strata)
     settings = StreamSettings(
@@ -118,7 +120,8 @@ def _executor(args: argparse.Namespace) -> Iterator[tuple[cf.Executor | None, in
         yield None, 1, False
         return
     spawn = multiprocessing.get_context("spawn")  # no fork of a process running threads
-    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=spawn) as pool:
+    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=spawn,
+                                initializer=lean_memory) as pool:
         yield pool, jobs + 1, False  # one unit waiting, so no worker idles while we write
 
 

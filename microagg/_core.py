@@ -104,7 +104,8 @@ def zscores(arr: np.ndarray, names: list[Any]) -> np.ndarray:
             f"column(s) {[names[j] for j in zero]} have zero variance (a constant value) and "
             "cannot be standardised; drop them: they carry no information to protect"
         )
-    Z = (arr - mean) / std
+    Z = arr - mean
+    Z /= std  # (in place: the values of (arr - mean) / std, without a second array)
     bad = np.flatnonzero(~np.isfinite(Z).all(axis=0))
     if bad.size:  # not expected after rescaling; never return a silently wrong z-score
         raise ValueError(f"column(s) {[names[j] for j in bad]} cannot be standardised in "

@@ -223,11 +223,11 @@ def _workspace(edges, p):  # type: ignore[no-untyped-def]
 
 
 @njit
-def _rebuild(X, codes, rows, kd, leaf_kd, leaf_dt, cm):  # type: ignore[no-untyped-def]
-    """Both indexes over the records still unassigned (a fresh anchor, tight boxes and cones)."""
-    m = _alive_rows(kd, rows)
-    return (_kd_build(X, codes, rows, m, leaf_kd),
-            _dt_build(X, codes, rows, m, leaf_dt, cm))
+def _build(X, codes, rows, m, leaf_kd, leaf_dt, cm):  # type: ignore[no-untyped-def]
+    """Both indexes over records ``rows[:m]``. The direction index comes first: its unit
+    vectors (``m x p``, the largest temporary) then sit beside fewer arrays."""
+    dt = _dt_build(X, codes, rows, m, leaf_dt, cm)
+    return _kd_build(X, codes, rows, m, leaf_kd), dt
 
 
 @njit
@@ -269,24 +269,38 @@ def mdav_indexed(X, k, total, two_groups, edges, codes, leaf_kd, leaf_dt):  # ty
     """MDAV (``two_groups=True``) or MDAV-single-group on the indexed engine.
 
     Same arguments and result as :func:`microagg._mdav_loops.mdav_loops`, plus the
-    grid (:func:`_grid`) and the two leaf sizes.
+    grid (:func:`_grid`) and the two leaf sizes. Runs in phases (:func:`_mdav_phase`).
     """
     n, p = X.shape
-    rel, cm = _margins(p)
     labels = np.full(n, -1, np.int64)
     rows = np.arange(n)
-    kd = _kd_build(X, codes, rows, n, leaf_kd)
-    dt = _dt_build(X, codes, rows, n, leaf_dt, cm)
-    built = n
     out = np.empty(k, np.int64)
     dist = np.empty(k)
     ws = _workspace(edges, p)
-    m = n
-    g = 0
+    m, g, finished = n, 0, False
+    while not finished:
+        m, g, finished = _mdav_phase(X, k, total, two_groups, codes, rows, m, labels, g,
+                                     leaf_kd, leaf_dt, out, dist, ws)
+    return labels
+
+
+@njit
+def _mdav_phase(X, k, total, two_groups, codes, rows, m, labels, g, leaf_kd, leaf_dt,  # type: ignore[no-untyped-def]
+                out, dist, ws):
+    """MDAV's rounds on indexes built over the ``m`` unassigned records ``rows[:m]``,
+    until they fall below :data:`REBUILD` of ``m`` (then ``rows[:m]`` lists those left)
+    or the partition is finished. Returns ``(m, g, finished)``.
+
+    The indexes are this function's own, so they are freed when it returns: the
+    next phase builds its smaller ones without the old ones beside them.
+    """
+    rel, cm = _margins(X.shape[1])
+    kd, dt = _build(X, codes, rows, m, leaf_kd, leaf_dt, cm)
+    built = m
     while m >= 3 * k:
         if m < REBUILD * built and m >= 64:
-            kd, dt = _rebuild(X, codes, rows, kd, leaf_kd, leaf_dt, cm)
-            built = m
+            _alive_rows(kd, rows)
+            return m, g, False
         r = _farthest_from_centroid(dt, X, total, m, rel, cm, ws)
         m -= _one_group(kd, dt, X, r, k, out, dist, labels, g, total, ws)
         g += 1
@@ -301,7 +315,7 @@ def mdav_indexed(X, k, total, two_groups, edges, codes, leaf_kd, leaf_dt):  # ty
     rest = _alive_rows(kd, rows)
     for i in range(rest):
         labels[rows[i]] = g
-    return labels
+    return m, g, True
 
 
 @njit
@@ -433,27 +447,39 @@ def vmdav_indexed(X, k, gamma, order, edges, codes, leaf_kd):  # type: ignore[no
 @njit
 def ivmdav_indexed(X, k, gamma, n_candidates, self_neighbour, total, edges, codes,  # type: ignore[no-untyped-def] # long: one round per loop, as ivmdav_loops
                    leaf_kd, leaf_dt):
-    """IV-MDAV on the indexed engine; see :func:`microagg._mdav_loops.ivmdav_loops`."""
+    """IV-MDAV on the indexed engine; see :func:`microagg._mdav_loops.ivmdav_loops`.
+
+    Runs in phases, as :func:`mdav_indexed` (:func:`_ivmdav_phase`).
+    """
     n, p = X.shape
-    rel, cm = _margins(p)
     labels = np.full(n, -1, np.int64)
     rows = np.arange(n)
-    kd = _kd_build(X, codes, rows, n, leaf_kd)
-    dt = _dt_build(X, codes, rows, n, leaf_dt, cm)
-    built = n
     ys = np.empty(max(n_candidates, k), np.int64)
     d_ys = np.empty(max(n_candidates, k))
     members = np.empty(2 * k, np.int64)
-    heap_d = np.empty(k + 1)
-    heap_i = np.empty(k + 1, np.int64)
+    heaps = (np.empty(k + 1), np.empty(k + 1, np.int64))
     ws = _workspace(edges, p)
+    m, g, finished = n, 0, False
+    while not finished:
+        m, g, finished = _ivmdav_phase(X, k, gamma, n_candidates, self_neighbour, total,
+                                       codes, rows, m, labels, g, leaf_kd, leaf_dt, ys, d_ys,
+                                       members, heaps, ws)
+    return labels
+
+
+@njit
+def _ivmdav_phase(X, k, gamma, n_candidates, self_neighbour, total, codes, rows, m,  # type: ignore[no-untyped-def] # long: one round per loop, as ivmdav_loops
+                  labels, g, leaf_kd, leaf_dt, ys, d_ys, members, heaps, ws):
+    """IV-MDAV's rounds on indexes over ``rows[:m]``; as :func:`_mdav_phase`."""
+    rel, cm = _margins(X.shape[1])
+    heap_d, heap_i = heaps
+    kd, dt = _build(X, codes, rows, m, leaf_kd, leaf_dt, cm)
+    built = m
     need = k - 1 if self_neighbour else k  # with z_1 = y itself, z_k is the (k-1)-th other
-    m = n
-    g = 0
     while m >= 3 * k:
         if m < REBUILD * built and m >= 64:
-            kd, dt = _rebuild(X, codes, rows, kd, leaf_kd, leaf_dt, cm)
-            built = m
+            _alive_rows(kd, rows)
+            return m, g, False
         r = _farthest_from_centroid(dt, X, total, m, rel, cm, ws)
         # y_1 = x_r, y_2, ...: x_r and its nearest records; the first k form the group
         got = _group_around(kd, X, r, min(n_candidates, m), ys, d_ys, ws)
@@ -483,4 +509,4 @@ def ivmdav_indexed(X, k, gamma, n_candidates, self_neighbour, total, edges, code
     rest = _alive_rows(kd, rows)
     for i in range(rest):
         labels[rows[i]] = g
-    return labels
+    return m, g, True

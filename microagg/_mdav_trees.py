@@ -55,15 +55,18 @@ def _select(perm, P, dim, s, e, kth):  # type: ignore[no-untyped-def]
 
 
 @njit
-def _split(P, leaf_size):  # type: ignore[no-untyped-def]
-    """An implicit kd-tree over the rows of ``P``: median splits on the widest attribute.
+def _split(P, perm, leaf_size):  # type: ignore[no-untyped-def]
+    """An implicit kd-tree over the rows ``perm`` of ``P``: median splits on the widest
+    attribute.
 
     Node ``i`` has children ``2i+1`` and ``2i+2``; all leaves are at the same
     depth and hold ``ceil(m / 2**depth) <= leaf_size`` rows or one fewer.
-    Returns the row permutation, each node's ``[start, end)`` range in it and
-    the first leaf's number.
+    Reorders ``perm`` (``m`` row numbers of ``P``) in place and returns it, each
+    node's ``[start, end)`` range in it and the first leaf's number. Reading the
+    rows through ``perm`` means no copy of them is made.
     """
-    m, q = P.shape
+    m = perm.size
+    q = P.shape[1]
     depth = 0
     while ((m - 1) >> depth) + 1 > leaf_size:
         depth += 1
@@ -71,7 +74,6 @@ def _split(P, leaf_size):  # type: ignore[no-untyped-def]
     first_leaf = (1 << depth) - 1
     start = np.zeros(n_nodes, np.int64)
     end = np.zeros(n_nodes, np.int64)
-    perm = np.arange(m)
     end[0] = m
     lo = np.empty(q)
     hi = np.empty(q)
@@ -109,14 +111,9 @@ def _kd_build(X, codes, rows, m, leaf_size):  # type: ignore[no-untyped-def]
     :func:`_grid`), 2p bytes instead of 16p.
     """
     n, p = X.shape
-    P = np.empty((m, p))
-    for i in range(m):
-        P[i] = X[rows[i]]
-    perm, start, end, first_leaf = _split(P, leaf_size)
-    ids = np.empty(m, np.int64)
+    ids, start, end, first_leaf = _split(X, rows[:m].copy(), leaf_size)
     kcodes = np.empty((m, p), np.uint8)
     for i in range(m):
-        ids[i] = rows[perm[i]]
         kcodes[i] = codes[ids[i]]
     n_nodes = start.size
     cbox = np.empty((n_nodes, 2 * p), np.uint8)  # lowest cells, then highest cells
@@ -147,7 +144,7 @@ def _kd_build(X, codes, rows, m, leaf_size):  # type: ignore[no-untyped-def]
 
 
 @njit
-def _dt_build(X, codes, rows, m, leaf_size, cm):  # type: ignore[no-untyped-def] # long: one pass per field
+def _dt_build(X, codes, rows, m, leaf_size, cm):  # type: ignore[no-untyped-def]
     """The direction index over records ``rows[:m]``, anchored at their mean.
 
     Buckets of about ``leaf_size`` records with similar directions (the leaves
@@ -159,11 +156,38 @@ def _dt_build(X, codes, rows, m, leaf_size, cm):  # type: ignore[no-untyped-def]
     order by radius is kept). See :func:`_dt_farthest` for the other fields.
     """
     n, p = X.shape
+    perm, r, head, bend, wT, ca, sa, rhi, rlo, minid, anchor = _dt_buckets(X, rows, m,
+                                                                           leaf_size, cm)
+    nb = head.size
+    ids = np.empty(m, np.int64)
+    rr = np.empty(m)
+    dcodes = np.empty((m, p), np.uint8)
+    bucket_of = np.empty(m, np.int64)
+    pos = np.full(n, -1, np.int64)
+    for i in range(m):
+        ids[i] = rows[perm[i]]
+        rr[i] = r[perm[i]]
+        dcodes[i] = codes[ids[i]]
+        pos[ids[i]] = i
+    for b in range(nb):
+        for i in range(head[b], bend[b]):
+            bucket_of[i] = b
+    return (ids, pos, rr, dcodes, wT, ca, sa, rhi, rlo, minid, head, bend, bucket_of, anchor,
+            np.empty(nb), np.empty(nb))
+
+
+@njit
+def _dt_buckets(X, rows, m, leaf_size, cm):  # type: ignore[no-untyped-def]
+    """The buckets of :func:`_dt_build` (records ``perm``, radii ``r`` by position)
+    and their cones. The unit vectors (``m x p``, the build's largest array) live
+    only here, so they are freed before the per-record fields are made."""
+    n, p = X.shape
     anchor = np.zeros(p)
     for i in range(m):
         for j in range(p):
             anchor[j] += X[rows[i], j]
-    anchor /= m
+    if m > 0:
+        anchor /= m
     r = np.empty(m)
     U = np.zeros((m, p))
     for i in range(m):
@@ -171,7 +195,7 @@ def _dt_build(X, codes, rows, m, leaf_size, cm):  # type: ignore[no-untyped-def]
         if r[i] >= _TINY:
             for j in range(p):
                 U[i, j] = (X[rows[i], j] - anchor[j]) / r[i]
-    perm, start, end, first_leaf = _split(U, leaf_size)
+    perm, start, end, first_leaf = _split(U, np.arange(m), leaf_size)
     head = start[first_leaf:].copy()
     bend = end[first_leaf:].copy()
     nb = head.size
@@ -183,16 +207,6 @@ def _dt_build(X, codes, rows, m, leaf_size, cm):  # type: ignore[no-untyped-def]
                 perm[j] = perm[j - 1]
                 j -= 1
             perm[j] = t
-    ids = np.empty(m, np.int64)
-    rr = np.empty(m)
-    dcodes = np.empty((m, p), np.uint8)
-    bucket_of = np.empty(m, np.int64)
-    pos = np.full(n, -1, np.int64)
-    for i in range(m):
-        ids[i] = rows[perm[i]]
-        rr[i] = r[perm[i]]
-        dcodes[i] = codes[ids[i]]
-        pos[ids[i]] = i
     wT = np.zeros((p, nb))
     ca = np.ones(nb)
     sa = np.zeros(nb)
@@ -203,8 +217,7 @@ def _dt_build(X, codes, rows, m, leaf_size, cm):  # type: ignore[no-untyped-def]
     for b in range(nb):
         w[:] = 0.0
         for i in range(head[b], bend[b]):
-            bucket_of[i] = b
-            minid[b] = min(minid[b], ids[i])
+            minid[b] = min(minid[b], rows[perm[i]])
             for j in range(p):
                 w[j] += U[perm[i], j]
         norm = np.sqrt(np.sum(w * w))
@@ -214,7 +227,7 @@ def _dt_build(X, codes, rows, m, leaf_size, cm):  # type: ignore[no-untyped-def]
             w[0] = 1.0
         lowest = 1.0  # the widest angle to the axis, from every record of the bucket
         for i in range(head[b], bend[b]):
-            if rr[i] >= _TINY:
+            if r[perm[i]] >= _TINY:
                 dot = 0.0
                 for j in range(p):
                     dot += w[j] * U[perm[i], j]
@@ -223,10 +236,9 @@ def _dt_build(X, codes, rows, m, leaf_size, cm):  # type: ignore[no-untyped-def]
         ca[b] = max(-1.0, lowest - cm)
         sa[b] = np.sqrt(max(0.0, 1.0 - ca[b] * ca[b]))
         if bend[b] > head[b]:
-            rhi[b] = rr[head[b]]
-            rlo[b] = rr[bend[b] - 1]
-    return (ids, pos, rr, dcodes, wT, ca, sa, rhi, rlo, minid, head, bend, bucket_of, anchor,
-            np.empty(nb), np.empty(nb))
+            rhi[b] = r[perm[head[b]]]
+            rlo[b] = r[perm[bend[b] - 1]]
+    return perm, r, head, bend, wT, ca, sa, rhi, rlo, minid, anchor
 
 
 @njit

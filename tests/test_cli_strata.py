@@ -123,6 +123,25 @@ def test_small_strata_error_names_them_and_merge_says_which(tmp_path, capsys):
                       columns=COLS[1].split(","))
 
 
+def test_units_read_from_many_record_batches_equal_the_in_memory_function(
+        tmp_path, capsys, monkeypatch):
+    """Batches of 97 rows: every stratum comes back from many record batches of the
+    temporary file, and the merged small stratum's rows interleave with its target's."""
+    import pyarrow as pa
+
+    monkeypatch.setattr("microagg._stream.BATCH_ROWS", 97)
+    df = national(small=True)
+    src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    df.to_parquet(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", "--strata", "region", "--small-strata",
+                      "merge", "-o", out, *COLS], capsys)
+    assert rc == 0, err
+    same_as_in_memory(read(out), df, k=3, strata="region", small_strata="merge",
+                      columns=COLS[1].split(","))
+    # the run gave freed memory back to the system (microagg._stream.lean_memory)
+    assert pa.default_memory_pool().backend_name == "system"
+
+
 def test_progress_bar_with_a_stratum_counter_on_stderr(tmp_path, capsys):
     src = tmp_path / "in.parquet"
     national().to_parquet(src, index=False)

@@ -399,27 +399,35 @@ def vmdav_indexed(X, k, gamma, order, edges, codes, leaf_kd):  # type: ignore[no
 
     ``order`` lists the records by decreasing distance to the global centroid
     (ties by input index), so the next unassigned one is the loop engine's
-    ``e``. Returns labels with ``-1`` for the records left over.
+    ``e``. Returns labels with ``-1`` for the records left over. Runs in phases, as
+    :func:`mdav_indexed` (:func:`_vmdav_phase`).
     """
     n, p = X.shape
     labels = np.full(n, -1, np.int64)
     done = np.zeros(n, np.bool_)
     rows = np.arange(n)
-    kd = _kd_build(X, codes, rows, n, leaf_kd)
-    built = n
-    members = np.empty(2 * k, np.int64)
-    dist = np.empty(2 * k)
-    one_d = np.empty(1)
-    one_i = np.empty(1, np.int64)
-    gbox = np.empty(2 * p)
+    work = (np.empty(2 * k, np.int64), np.empty(2 * k), np.empty(1), np.empty(1, np.int64),
+            np.empty(2 * p))
     ws = _workspace(edges, p)
-    m = n
-    g = 0
-    at = 0
+    m, g, at, finished = n, 0, 0, False
+    while not finished:
+        m, g, at, finished = _vmdav_phase(X, k, gamma, order, codes, rows, m, labels, done,
+                                          g, at, leaf_kd, work, ws)
+    return labels
+
+
+@njit
+def _vmdav_phase(X, k, gamma, order, codes, rows, m, labels, done, g, at, leaf_kd, work,  # type: ignore[no-untyped-def]
+                 ws):
+    """V-MDAV's rounds on a kd-tree over ``rows[:m]``; as :func:`_mdav_phase`.
+    Returns ``(m, g, at, finished)``."""
+    members, dist, one_d, one_i, gbox = work
+    kd = _kd_build(X, codes, rows, m, leaf_kd)
+    built = m
     while m >= k:
         if m < REBUILD * built and m >= 64:
-            kd = _kd_build(X, codes, rows, _alive_rows(kd, rows), leaf_kd)
-            built = m
+            _alive_rows(kd, rows)
+            return m, g, at, False
         while done[order[at]]:
             at += 1
         size = _group_around(kd, X, order[at], k, members, dist, ws)
@@ -441,7 +449,7 @@ def vmdav_indexed(X, k, gamma, order, edges, codes, leaf_kd):  # type: ignore[no
             labels[members[i]] = g
         m -= size
         g += 1
-    return labels
+    return m, g, at, True
 
 
 @njit

@@ -27,11 +27,12 @@ set sizes (PSS, which counts a shared page once). It prints the peak of each aga
 The run passes when it completes, every released combination is shared by at least 3
 records within its stratum (checked on the output), and the peak above the fixed
 overhead stays below ``3 x the largest stratum's share`` *per job*: with ``--jobs 2`` two
-worker processes each hold one unit at a time (its other columns and, one stage after
-the other, its protected values and their z-scores, the z-scores and the method's
-working arrays, the released values), so two units can be in memory at once; the main
-process holds one record batch of a finished unit while it copies it from the worker's
-temporary file to the output. The comparison with the bound for the whole tree
+worker processes each hold one unit at a time (one stage after the other: its protected
+values and their z-scores, the z-scores and the method's working arrays, the values and
+the centroids, the released rows; about 2.3 times the unit's bytes at most, see
+:mod:`microagg._stream`), so two units can be in memory at once; the main process holds
+one record batch of a finished unit while it copies it from the worker's temporary file
+to the output. The comparison with the bound for the whole tree
 (``fixed overhead + 3 x largest``, no factor for the jobs) is printed too, with its
 verdict. The samples are 50 ms apart, so a shorter peak can be missed. Nothing is
 asserted about time; the wall-clock time is printed.

@@ -29,7 +29,7 @@ records within its stratum (checked on the output), and the peak above the fixed
 overhead stays below ``3 x the largest stratum's share`` *per job*: with ``--jobs 2`` two
 worker processes each hold one unit at a time (one stage after the other: its protected
 values and their z-scores, the z-scores and the method's working arrays, the values and
-the centroids, the released rows; about 2.3 times the unit's bytes at most, see
+the centroids, the released rows; about 2.3 times the unit's bytes, see
 :mod:`microagg._stream`), so two units can be in memory at once; the main process holds
 one record batch of a finished unit while it copies it from the worker's temporary file
 to the output. The comparison with the bound for the whole tree

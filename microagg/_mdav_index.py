@@ -288,8 +288,8 @@ def mdav_indexed(X, k, total, two_groups, edges, codes, leaf_kd, leaf_dt):  # ty
 def _mdav_phase(X, k, total, two_groups, codes, rows, m, labels, g, leaf_kd, leaf_dt,  # type: ignore[no-untyped-def]
                 out, dist, ws):
     """MDAV's rounds on indexes built over the ``m`` unassigned records ``rows[:m]``,
-    until they fall below :data:`REBUILD` of ``m`` (then ``rows[:m]`` lists those left)
-    or the partition is finished. Returns ``(m, g, finished)``.
+    until fewer than :data:`REBUILD` times that many are left (then ``rows[:m]`` lists
+    them) or the partition is finished. Returns ``(m, g, finished)``.
 
     The indexes are this function's own, so they are freed when it returns: the
     next phase builds its smaller ones without the old ones beside them.

@@ -112,8 +112,8 @@ def lean_memory() -> None:
     later arrays of that size come from a heap that is not returned). Measured on the
     2,000,000-record benchmark's largest unit (24,858 records x 10): a worker's peak
     fell from 3.8-6.2 to 2.2-2.3 times the unit's bytes. Used by ``microagg protect
-    --strata`` for itself and its worker processes; elsewhere a no-op is fine (the
-    glibc setting is skipped on other C libraries).
+    --strata`` for itself and its worker processes. With a C library other than glibc
+    only Arrow's pool changes.
     """
     pa = require_pyarrow("protecting a file by strata")
     pa.set_memory_pool(pa.system_memory_pool())
@@ -284,7 +284,7 @@ def protect_unit(source: Any, settings: StreamSettings, out: str | None = None
 
     Memory, for a unit read from the spill file: what
     :func:`microagg._strata.protect_block` holds when given a function (the protected
-    columns are read, one column at a time, for the z-scores and again for the
+    columns are read, record batch by record batch, for the z-scores and again for the
     centroids, and are not held while the method runs); the other columns are read
     only after that, to build the released rows.
     """

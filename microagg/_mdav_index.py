@@ -265,6 +265,21 @@ def _one_group(kd, dt, X, r, k, out, dist, labels, g, total, ws):  # type: ignor
 
 
 @njit
+def _last_groups(kd, dt, X, k, m, out, dist, labels, g, total, rows, rel, cm, ws):  # type: ignore[no-untyped-def]
+    """The end of MDAV and IV-MDAV, fewer than ``3k`` records left: one more group of
+    ``k`` around the farthest record if ``2k`` or more are left, then the last group.
+    Returns ``(m, g, True)``, a finished phase."""
+    if m >= 2 * k:
+        r = _farthest_from_centroid(dt, X, total, m, rel, cm, ws)
+        m -= _one_group(kd, dt, X, r, k, out, dist, labels, g, total, ws)
+        g += 1
+    rest = _alive_rows(kd, rows)
+    for i in range(rest):
+        labels[rows[i]] = g
+    return m, g, True
+
+
+@njit
 def mdav_indexed(X, k, total, two_groups, edges, codes, leaf_kd, leaf_dt):  # type: ignore[no-untyped-def]
     """MDAV (``two_groups=True``) or MDAV-single-group on the indexed engine.
 
@@ -308,14 +323,7 @@ def _mdav_phase(X, k, total, two_groups, codes, rows, m, labels, g, leaf_kd, lea
             s = _dt_farthest(dt, X, X[r], rel, cm, ws)[0]
             m -= _one_group(kd, dt, X, s, k, out, dist, labels, g, total, ws)
             g += 1
-    if m >= 2 * k:  # one more group of k, then the last group
-        r = _farthest_from_centroid(dt, X, total, m, rel, cm, ws)
-        m -= _one_group(kd, dt, X, r, k, out, dist, labels, g, total, ws)
-        g += 1
-    rest = _alive_rows(kd, rows)
-    for i in range(rest):
-        labels[rows[i]] = g
-    return m, g, True
+    return _last_groups(kd, dt, X, k, m, out, dist, labels, g, total, rows, rel, cm, ws)
 
 
 @njit
@@ -510,11 +518,4 @@ def _ivmdav_phase(X, k, gamma, n_candidates, self_neighbour, total, codes, rows,
         _close_group(X, members, size, labels, g, total)
         m -= size
         g += 1
-    if m >= 2 * k:  # one more group of k, then the last group
-        r = _farthest_from_centroid(dt, X, total, m, rel, cm, ws)
-        m -= _one_group(kd, dt, X, r, k, members, d_ys, labels, g, total, ws)
-        g += 1
-    rest = _alive_rows(kd, rows)
-    for i in range(rest):
-        labels[rows[i]] = g
-    return m, g, True
+    return _last_groups(kd, dt, X, k, m, members, d_ys, labels, g, total, rows, rel, cm, ws)

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import time
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -208,6 +209,149 @@ def test_univariate_equals_optimal_partition_on_1d(x, k):
     assert a == pytest.approx(b, **TOL)
 
 
+# --------------------------------------------------------------------------------------
+# optimal_univariate: exactness against rational arithmetic, both passes, tie rule
+# --------------------------------------------------------------------------------------
+
+ALGORITHMS = ("shortest-path", "smawk")
+
+
+def exact_univariate_optimum(x: np.ndarray, k: int) -> Fraction:
+    """Least SSE of a k-partition of ``x`` in exact rational arithmetic (an O(nk) DP).
+
+    Independent of the package: Python ``fractions`` on the exact values of the floats,
+    whole-array prefix sums (exact here), groups of k .. 2k-1 consecutive sorted values.
+    """
+    z = [Fraction(float(v)) for v in np.sort(np.asarray(x, dtype=float))]
+    n = len(z)
+    s1, s2 = [Fraction(0)], [Fraction(0)]
+    for v in z:
+        s1.append(s1[-1] + v)
+        s2.append(s2[-1] + v * v)
+    best: list[Fraction | None] = [Fraction(0)] + [None] * n
+    for j in range(k, n + 1):
+        for d in range(k, min(2 * k - 1, j) + 1):
+            i = j - d
+            if best[i] is None:
+                continue
+            a = s1[j] - s1[i]
+            cand = best[i] + (s2[j] - s2[i]) - a * a / d
+            if best[j] is None or cand < best[j]:
+                best[j] = cand
+    assert best[n] is not None
+    return best[n]
+
+
+def exact_sse(x: np.ndarray, labels: np.ndarray) -> Fraction:
+    """SSE of a partition in exact rational arithmetic."""
+    total = Fraction(0)
+    for g in np.unique(labels):
+        vals = [Fraction(float(v)) for v in np.asarray(x, dtype=float)[labels == g]]
+        mean = sum(vals, Fraction(0)) / len(vals)
+        total += sum(((v - mean) ** 2 for v in vals), Fraction(0))
+    return total
+
+
+def _adversarial(name: str, n: int) -> np.ndarray:
+    rng = np.random.default_rng(21)
+    if name == "evenly spaced":
+        return np.arange(float(n))
+    if name == "evenly spaced + 1e15":
+        return 1e15 + np.arange(float(n))
+    if name == "1e9 + steps of 1e-3":
+        return 1e9 + 1e-3 * rng.permutation(n)
+    if name == "1e-9 scale":
+        return 1e-9 * rng.normal(size=n)
+    if name == "heavy ties":
+        return rng.integers(0, 7, size=n).astype(float)
+    if name == "duplicates":
+        return np.repeat(rng.normal(size=n // 3 + 1), 3)[:n]
+    if name == "mixed magnitudes":
+        parts = [1e-6 * rng.normal(size=n), rng.normal(size=n), 1e6 + rng.normal(size=n),
+                 1e9 + 1e-3 * rng.normal(size=n), -1e12 * rng.random(n)]
+        return rng.permutation(np.concatenate(parts))[:n]
+    raise AssertionError(name)
+
+
+ADVERSARIAL = ["evenly spaced", "evenly spaced + 1e15", "1e9 + steps of 1e-3", "1e-9 scale",
+               "heavy ties", "duplicates", "mixed magnitudes"]
+
+
+@pytest.mark.parametrize("name", ADVERSARIAL)
+@pytest.mark.parametrize("n, k", [(3000, 2), (3000, 3), (1200, 7), (600, 20)])
+def test_univariate_within_1e9_of_exact_rational_optimum(name, n, k):
+    x = _adversarial(name, n)
+    exact = exact_univariate_optimum(x, k)
+    for algorithm in ALGORITHMS:
+        labels = optimal_univariate(x, k, algorithm=algorithm)
+        assert ma.is_k_partition(labels, k, max_size=2 * k - 1)
+        ours = exact_sse(x, labels)
+        assert ours >= exact  # the oracle is the optimum
+        assert ours - exact <= Fraction(1, 10**9) * exact, (algorithm, float(ours / exact - 1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    x=arrays(np.float64, st.integers(1, 40),
+             elements=st.one_of(st.floats(-1e3, 1e3), st.floats(1e9, 1e9 + 1),
+                                st.floats(-1e-9, 1e-9), st.sampled_from([0.0, 1.0, 2.5]))),
+    k=st.integers(1, 6),
+)
+def test_univariate_equals_rational_dp_on_random_sets(x, k):
+    k = min(k, x.size)
+    exact = exact_univariate_optimum(x, k)
+    for algorithm in ALGORITHMS:
+        ours = exact_sse(x, optimal_univariate(x, k, algorithm=algorithm))
+        assert exact <= ours <= exact * (1 + Fraction(1, 10**9))
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_univariate_million_evenly_spaced_pairs_and_one_triple(algorithm):
+    # microagg1d's test case: whole-array prefix sums of 0..1e6 lost 6 % here
+    x = np.arange(1_000_001, dtype=float)
+    labels = optimal_univariate(x, 2, algorithm=algorithm)
+    assert ma.sse(x.reshape(-1, 1), labels) == 250_001.5
+    sizes = ma.group_sizes(labels)
+    # tie rule: the shortest last group at every node puts the one triple first
+    assert sizes[0] == 3 and (sizes[1:] == 2).all()
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_univariate_tie_rule_is_the_shortest_last_group(algorithm):
+    # exact arithmetic on small integers: 3 + 3 + 4 in any order costs 9; the rule
+    # takes 3 last, then 3 (node 7 from 4, not from 3), leaving 4 first
+    assert ma.group_sizes(optimal_univariate(np.arange(10.0), 3, algorithm=algorithm)
+                          ).tolist() == [4, 3, 3]
+    assert ma.group_sizes(optimal_univariate(np.zeros(7), 2, algorithm=algorithm)
+                          ).tolist() == [3, 2, 2]
+    # equal values keep their input order (stable sort): labels non-decreasing
+    labels = optimal_univariate(np.zeros(50), 4, algorithm=algorithm)
+    assert np.all(np.diff(labels) >= 0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_univariate_smawk_and_shortest_path_agree_label_for_label(seed):
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 40, size=int(rng.integers(50, 700))).astype(float)  # exact sums
+    for k in (1, 2, 3, 5, 16, 33):
+        if k <= x.size:
+            a = optimal_univariate(x, k, algorithm="shortest-path")
+            b = optimal_univariate(x, k, algorithm="smawk")
+            assert a.tolist() == b.tolist()
+    y = rng.normal(size=2000)
+    for k in (4, 25):
+        a = ma.sse(y.reshape(-1, 1), optimal_univariate(y, k, algorithm="shortest-path"))
+        b = ma.sse(y.reshape(-1, 1), optimal_univariate(y, k, algorithm="smawk"))
+        assert a == pytest.approx(b, rel=1e-12)
+
+
+def test_univariate_auto_picks_the_pass_by_k():
+    assert optimal._algorithm("auto", optimal.LINEAR_FROM_K) == "smawk"
+    assert optimal._algorithm("auto", optimal.LINEAR_FROM_K - 1) == "shortest-path"
+    with pytest.raises(ValueError, match="algorithm must be one of"):
+        optimal_univariate([1.0, 2.0], 1, algorithm="wilber")
+
+
 @pytest.mark.parametrize(
     "x, k, err, match",
     [
@@ -298,7 +442,9 @@ def test_partition_same_answer_without_numba():
         "import numpy as np; from microagg import optimal_partition, optimal_univariate;"
         "rng = np.random.default_rng(5); X = rng.normal(size=(11, 2));"
         "x = rng.normal(size=300);"
-        "print(optimal_partition(X, 3).tolist(), optimal_univariate(x, 4).tolist())"
+        "print(optimal_partition(X, 3).tolist(), optimal_univariate(x, 4).tolist(),"
+        " optimal_univariate(x, 20, algorithm='smawk').tolist(),"
+        " optimal_univariate(np.round(x), 3, algorithm='smawk').tolist())"
     )
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
     res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
@@ -306,7 +452,9 @@ def test_partition_same_answer_without_numba():
     rng = np.random.default_rng(5)
     X = rng.normal(size=(11, 2))
     x = rng.normal(size=300)
-    here = f"{optimal_partition(X, 3).tolist()} {optimal_univariate(x, 4).tolist()}\n"
+    here = (f"{optimal_partition(X, 3).tolist()} {optimal_univariate(x, 4).tolist()} "
+            f"{optimal_univariate(x, 20, algorithm='smawk').tolist()} "
+            f"{optimal_univariate(np.round(x), 3, algorithm='smawk').tolist()}\n")
     assert res.stdout == here
 
 

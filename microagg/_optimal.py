@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ._jit import njit
-from ._univariate import arc_costs, labels_from_path, linear_path, local_sums, stabilise
+from ._univariate import arc_costs, labels_from_path, linear_path, local_sums, sorted_stably
 from ._univariate import shortest_path as _shortest_path
 from ._validate import as_matrix, check_k, rescaled, scale_exponent
 
@@ -156,7 +156,7 @@ def univariate_graph(x: Any, k: int) -> UnivariateGraph:
     solved = _solve_univariate(x, k, "shortest-path")
     values, order, dist, pred, e = (solved.values, solved.order, solved.dist, solved.pred,
                                     solved.e)
-    costs = arc_costs(solved.z, solved.sums, k)
+    costs = arc_costs(solved.z, local_sums(solved.z, k), k)
     n = values.size
     jj, dd = np.nonzero(np.isfinite(costs))
     sizes = dd + k
@@ -180,7 +180,7 @@ class _Solved:
     values: np.ndarray  # the data, sorted (as given)
     order: np.ndarray  # values == x[order]
     z: np.ndarray  # the sorted values times 2**e
-    sums: np.ndarray  # their anchored block sums (microagg._univariate.local_sums)
+    sums: np.ndarray  # their anchored block sums (SMAWK pass only; else shape (4, 0))
     dist: np.ndarray  # shortest distance from node 0, in the units of z
     pred: np.ndarray  # predecessor of each node on its shortest path
     e: int
@@ -197,13 +197,15 @@ def _solve_univariate(x: Any, k: int, algorithm: str = "auto") -> _Solved:
     k = check_k(k, n)
     algorithm = _algorithm(algorithm, k)
     order = np.argsort(original)  # quicksort, then ties put back in input order
-    values = original[order]
-    stabilise(order, values)
+    values = sorted_stably(original, order)
     e = scale_exponent(values)
     z = np.ldexp(values, e) if e else values
-    sums = local_sums(z, k)
-    solver = linear_path if algorithm == "smawk" else _shortest_path
-    dist, pred = solver(z, sums, k)
+    if algorithm == "smawk":
+        sums = local_sums(z, k)
+        dist, pred = linear_path(z, sums, k)
+    else:
+        sums = np.empty((4, 0))
+        dist, pred = _shortest_path(z, k)
     if not np.isfinite(dist[n]):  # cannot happen on finite rescaled data: never guess
         raise ValueError("optimal_univariate found no finite shortest path: the group costs "
                          "are not finite numbers")

@@ -23,15 +23,16 @@ sums have an error relative to :math:`\sum z^2` instead.
 Two passes find the shortest path of the Hansen-Mukherjee graph with these costs:
 
 * :func:`shortest_path`, the reference: every node tries its ``k`` incoming arcs,
-  :math:`O(nk)`;
+  :math:`O(nk)`; it grows the groups ending at a node leftwards from their last value,
+  which anchors them (no block sums needed);
 * :func:`linear_path`: the targets are taken ``k`` at a time; the arcs into a block
   of ``k`` targets all start before the block, so the block is an offline
   row-minimum problem on a ``k`` by ``2k-1`` Monge matrix, solved by SMAWK
   (Aggarwal et al., 1987) in :math:`O(k)`: :math:`O(n)` in all.
 
-Both return the same distances and predecessors whenever the computed matrix keeps
-the Monge property (always in exact arithmetic); ties go to the largest
-predecessor, i.e. the shortest last group.
+Both find the same partition in exact arithmetic (ties go to the largest predecessor,
+i.e. the shortest last group); in floating point their costs may differ in the last
+bits, so two near-equal optima may be resolved differently.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ import numpy as np
 
 from ._jit import njit
 
-__all__ = ["local_sums", "group_cost", "arc_costs", "shortest_path", "linear_path", "stabilise",
+__all__ = ["local_sums", "group_cost", "arc_costs", "shortest_path", "linear_path", "sorted_stably",
            "labels_from_path"]
 
 
@@ -105,26 +106,36 @@ def group_cost(z: np.ndarray, sums: np.ndarray, k: int, i: int, j: int) -> float
 
 
 @njit
-def shortest_path(z: np.ndarray, sums: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+def shortest_path(z: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Shortest path from node 0 to every node, trying every arc: ``(dist, pred)``.
 
-    Arcs into node ``j`` come from ``i = j - d``, ``d = k .. 2k-1``, and cost the SSE
-    of ``z[i:j]``. Ties: ``d`` is tried from ``k`` upwards and only a strictly
-    smaller distance replaces the best, so the shortest last group wins.
+    The groups ending at node ``j`` (values ``z[j-d : j]``, ``d = k .. 2k-1``) are grown
+    leftwards from their last value ``z[j-1]``, their anchor: the sums of
+    ``y = z[l] - z[j-1]`` (all <= 0) and of ``y*y`` give each cost. Ties: ``d`` is tried
+    from ``k`` upwards and only a strictly smaller distance replaces the best, so the
+    shortest last group wins.
     """
     n1 = z.size + 1
     dist = np.full(n1, np.inf)
     pred = np.full(n1, -1, dtype=np.int64)
     dist[0] = 0.0
     for j in range(k, n1):
-        for d in range(k, 2 * k):
+        anchor = z[j - 1]
+        s1 = 0.0
+        s2 = 0.0
+        for d in range(1, 2 * k):
             i = j - d
             if i < 0:
                 break
-            cand = dist[i] + group_cost(z, sums, k, i, j)
-            if cand < dist[j]:
-                dist[j] = cand
-                pred[j] = i
+            y = z[i] - anchor
+            s1 += y
+            s2 += y * y
+            if d >= k:
+                cost = s2 - s1 * s1 / d
+                cand = dist[i] + (cost if cost > 0.0 else 0.0)
+                if cand < dist[j]:
+                    dist[j] = cand
+                    pred[j] = i
     return dist, pred
 
 
@@ -263,21 +274,25 @@ def linear_path(z: np.ndarray, sums: np.ndarray, k: int) -> tuple[np.ndarray, np
 
 
 @njit
-def stabilise(order: np.ndarray, values: np.ndarray) -> None:
-    """Make an argsort stable in place: sort the indices within each run of equal ``values``.
+def sorted_stably(x: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """``x[order]``, and ``order`` made stable in place (indices sorted within each run of
+    equal values).
 
-    ``values`` is the data in the order ``order`` (sorted). A quicksort followed by this
-    gives ``np.argsort(x, kind="stable")``, faster when ties are few.
+    ``order`` is any argsort of ``x`` (quicksort is faster); afterwards it equals
+    ``np.argsort(x, kind="stable")``.
     """
     n = order.size
+    values = np.empty(n)
     a = 0
-    while a < n:
-        b = a + 1
-        while b < n and values[b] == values[a]:
-            b += 1
-        if b - a > 1:
-            order[a:b] = np.sort(order[a:b])
-        a = b
+    for q in range(n):
+        values[q] = x[order[q]]
+        if q > 0 and values[q] != values[q - 1]:
+            if q - a > 1:
+                order[a:q] = np.sort(order[a:q])
+            a = q
+    if n - a > 1:
+        order[a:n] = np.sort(order[a:n])
+    return values
 
 
 @njit

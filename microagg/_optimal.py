@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ._jit import njit
-from ._univariate import arc_costs, labels_from_path, linear_path, local_sums, sorted_stably
+from ._univariate import arc_costs, labels_from_path, linear_path, sorted_stably
 from ._univariate import shortest_path as _shortest_path
 from ._validate import as_matrix, check_k, rescaled, scale_exponent
 
@@ -50,11 +50,11 @@ __all__ = [
 MAX_N_PARTITION = 16
 
 #: The passes :func:`optimal_univariate` can run (``algorithm=``).
-UNIVARIATE_ALGORITHMS = ("auto", "shortest-path", "smawk")
+UNIVARIATE_ALGORITHMS = ("auto", "shortest-path", "linear")
 
-#: From this ``k`` on, ``algorithm="auto"`` runs the linear-time SMAWK pass; below it the
-#: :math:`O(nk)` shortest path is faster (measured: tests/benchmarks/bench_optimal.py).
-LINEAR_FROM_K = 16
+#: From this ``k`` on, ``algorithm="auto"`` runs the linear-time pass; below it the
+#: :math:`O(nk)` shortest path is as fast (measured at n = 1e6 on normal data).
+LINEAR_FROM_K = 5
 
 
 # --------------------------------------------------------------------------------------
@@ -87,7 +87,7 @@ def _algorithm(algorithm: str, k: int) -> str:
         raise ValueError(f"algorithm must be one of {list(UNIVARIATE_ALGORITHMS)}, "
                          f"got {algorithm!r}")
     if algorithm == "auto":
-        return "smawk" if k >= LINEAR_FROM_K else "shortest-path"
+        return "linear" if k >= LINEAR_FROM_K else "shortest-path"
     return algorithm
 
 
@@ -156,7 +156,7 @@ def univariate_graph(x: Any, k: int) -> UnivariateGraph:
     solved = _solve_univariate(x, k, "shortest-path")
     values, order, dist, pred, e = (solved.values, solved.order, solved.dist, solved.pred,
                                     solved.e)
-    costs = arc_costs(solved.z, local_sums(solved.z, k), k)
+    costs = arc_costs(solved.z, k)
     n = values.size
     jj, dd = np.nonzero(np.isfinite(costs))
     sizes = dd + k
@@ -180,7 +180,6 @@ class _Solved:
     values: np.ndarray  # the data, sorted (as given)
     order: np.ndarray  # values == x[order]
     z: np.ndarray  # the sorted values times 2**e
-    sums: np.ndarray  # their anchored block sums (SMAWK pass only; else shape (4, 0))
     dist: np.ndarray  # shortest distance from node 0, in the units of z
     pred: np.ndarray  # predecessor of each node on its shortest path
     e: int
@@ -200,16 +199,12 @@ def _solve_univariate(x: Any, k: int, algorithm: str = "auto") -> _Solved:
     values = sorted_stably(original, order)
     e = scale_exponent(values)
     z = np.ldexp(values, e) if e else values
-    if algorithm == "smawk":
-        sums = local_sums(z, k)
-        dist, pred = linear_path(z, sums, k)
-    else:
-        sums = np.empty((4, 0))
-        dist, pred = _shortest_path(z, k)
+    solver = linear_path if algorithm == "linear" else _shortest_path
+    dist, pred = solver(z, k)
     if not np.isfinite(dist[n]):  # cannot happen on finite rescaled data: never guess
         raise ValueError("optimal_univariate found no finite shortest path: the group costs "
                          "are not finite numbers")
-    return _Solved(values, order, z, sums, dist, pred, int(e))
+    return _Solved(values, order, z, dist, pred, int(e))
 
 
 def optimal_univariate(x: Any, k: int, *, algorithm: str = "auto") -> np.ndarray:
@@ -225,11 +220,13 @@ def optimal_univariate(x: Any, k: int, *, algorithm: str = "auto") -> np.ndarray
 
     * ``"shortest-path"``: every node tries its ``k`` incoming arcs, :math:`O(nk)`; the
       readable reference;
-    * ``"smawk"``: :math:`c` is Monge, so the best predecessor never moves left; the
-      targets are taken ``k`` at a time and each block's row minima are found by SMAWK
-      (Aggarwal et al., 1987), :math:`O(n)` for any ``k``.
+    * ``"linear"``: :math:`c` is Monge, so the best predecessor never moves left. The
+      targets are taken ``k`` at a time (their arcs start before the block): each block
+      is scanned from the previous target's best predecessor on, and if that costs more
+      than ``16k`` entries its row minima are found by SMAWK (Aggarwal et al., 1987);
+      :math:`O(n)` for any ``k``.
 
-    ``"auto"`` runs SMAWK from ``k >= LINEAR_FROM_K`` on. Sorting adds
+    ``"auto"`` runs the linear pass from ``k >= LINEAR_FROM_K`` on. Sorting adds
     :math:`O(n \log n)`; memory is :math:`O(n)`.
 
     Book: :ref:`chap-foundations`, :ref:`sec-foundations-linear`.
@@ -240,7 +237,7 @@ def optimal_univariate(x: Any, k: int, *, algorithm: str = "auto") -> np.ndarray
         One numeric attribute (list, array, Series or one-column DataFrame); finite.
     k : int
         Minimum group size, ``1 <= k <= n``.
-    algorithm : {"auto", "shortest-path", "smawk"}
+    algorithm : {"auto", "shortest-path", "linear"}
         The pass; every choice returns an optimal partition.
 
     Returns
@@ -256,10 +253,10 @@ def optimal_univariate(x: Any, k: int, *, algorithm: str = "auto") -> np.ndarray
     values' magnitude, and a path's sum of its ``s <= n/k`` costs adds at most
     :math:`s\,u`. Hence the exact SSE of the returned partition exceeds the true
     optimum by a relative :math:`\tau \le 2\,(132\,k^2 + n/k)\,u` at most (to first
-    order; :math:`7.4\times 10^{-10}` for ``n = 1e7, k = 3``). SMAWK finds the same
-    minima as the reference whenever the computed costs keep the Monge property
-    (exact arithmetic always does); tests/test_optimal.py checks both passes against
-    exact rational arithmetic.
+    order; :math:`7.4\times 10^{-10}` for ``n = 1e7, k = 3``). Both passes compute
+    every cost bit for bit alike; the linear one finds the reference's minima whenever
+    those computed costs keep the Monge property (exact arithmetic always does), and
+    tests/test_optimal.py checks both against exact rational arithmetic.
 
     Tie rule (deterministic). Equal values keep their input order (stable sort). Among
     paths of equal computed length the one whose last group is shortest wins, at

@@ -2,37 +2,41 @@ r"""Kernels of the exact univariate solver: anchored group costs and two shortes
 
 Book: :ref:`sec-foundations-linear`.
 
-Group costs (:func:`local_sums`, :func:`group_cost`). The SSE of the sorted values
-``z[i:j]`` is computed from sums of the differences :math:`y_l = z_l - z_m` to an
-*anchor* :math:`z_m` that belongs to the group itself: ``m`` is the first multiple of
-``k`` at or after ``i`` (every group of ``k`` or more consecutive values holds one).
-Per block of ``k`` values the kernels keep prefix sums of :math:`y` and :math:`y^2`
-from the block's first value and suffix sums up to the next block's first value, so
-every sum they add has terms of one sign, and any group's cost takes :math:`O(1)`:
+Group costs. The SSE of the sorted values ``z[i:j]`` (``d = j - i`` of them) is computed
+from sums of the differences :math:`y_l = z_l - z_m` to an *anchor* :math:`z_m` that
+belongs to the group itself,
 
 .. math::
 
-    c(i, j) = \sum_{l=i}^{j-1} y_l^2 - \frac{1}{j-i}\Bigl(\sum_{l=i}^{j-1} y_l\Bigr)^2 .
+    c(i, j) = \sum_{l=i}^{j-1} y_l^2 - \frac{1}{d}\Bigl(\sum_{l=i}^{j-1} y_l\Bigr)^2 ,
 
-As :math:`|y_l|` never exceeds the group's range :math:`R` and the SSE is at least
-:math:`R^2/2`, the rounding error of ``c(i, j)`` is relative to the group's own SSE
-(:math:`\lesssim 6\,d^2 u` for a group of ``d`` values, ``u`` the unit roundoff),
-whatever the magnitude of the values and the size of the array; whole-array prefix
-sums have an error relative to :math:`\sum z^2` instead.
+never from whole-array prefix sums. As :math:`|y_l|` never exceeds the group's range
+:math:`R` and the SSE is at least :math:`R^2/2`, the rounding error of ``c(i, j)`` is
+relative to the group's own SSE (:math:`\lesssim 6\,d^2 u`, ``u`` the unit roundoff),
+whatever the magnitude of the values and the size of the array; prefix sums over the
+whole array have an error relative to :math:`\sum z^2` instead.
 
 Two passes find the shortest path of the Hansen-Mukherjee graph with these costs:
 
-* :func:`shortest_path`, the reference: every node tries its ``k`` incoming arcs,
-  :math:`O(nk)`; it grows the groups ending at a node leftwards from their last value,
-  which anchors them (no block sums needed);
-* :func:`linear_path`: the targets are taken ``k`` at a time; the arcs into a block
-  of ``k`` targets all start before the block, so the block is an offline
-  row-minimum problem on a ``k`` by ``2k-1`` Monge matrix, solved by SMAWK
-  (Aggarwal et al., 1987) in :math:`O(k)`: :math:`O(n)` in all.
+* :func:`shortest_path`, the reference: every node ``j`` tries its ``k`` incoming arcs,
+  :math:`O(nk)`;
+* :func:`linear_path`: the best predecessor never moves left (the costs are Monge), and
+  each block of ``k`` targets is first scanned from the previous target's best
+  predecessor on (a few entries per target on most data); a block that needs more than
+  ``16k`` entries is solved by SMAWK (Aggarwal et al., 1987), :math:`O(k)`: :math:`O(n)`
+  in all.
 
-Both find the same partition in exact arithmetic (ties go to the largest predecessor,
-i.e. the shortest last group); in floating point their costs may differ in the last
-bits, so two near-equal optima may be resolved differently.
+The targets are taken ``k`` at a time (``s .. s+k-1``, ``s`` a multiple of ``k``); their
+arcs all start before ``s``, at nodes whose distances are known, so each block is an
+offline row-minimum problem on a ``k`` by ``2k-1`` Monge matrix. A group starting at
+``i`` is anchored at the first multiple of ``k`` at or after ``i`` (``s-k`` or ``s``,
+inside the group); per block, sums of the sources up to their anchor and of the
+targets from theirs make each cost :math:`O(1)`, and both passes use them, so they
+compute every cost bit for bit alike.
+
+Both find the same partition whenever the computed costs keep the Monge property, as
+exact arithmetic does (ties go to the largest predecessor, i.e. the shortest last
+group).
 """
 
 from __future__ import annotations
@@ -41,116 +45,122 @@ import numpy as np
 
 from ._jit import njit
 
-__all__ = ["local_sums", "group_cost", "arc_costs", "shortest_path", "linear_path", "sorted_stably",
-           "labels_from_path"]
+__all__ = ["arc_costs", "shortest_path", "linear_path", "sorted_stably", "labels_from_path"]
 
 
 @njit
-def local_sums(z: np.ndarray, k: int) -> np.ndarray:
-    """Anchored sums of the sorted values ``z`` per block of ``k``; shape ``(4, n)``.
+def _block_sums(z: np.ndarray, k: int, s: int, rows: int, blk: np.ndarray) -> None:
+    """Anchored sums for the block of targets ``s .. s+rows-1`` (sources ``s-2k+1 .. s-1``).
 
-    For ``q`` in the block starting at ``s`` (a multiple of ``k``): rows 0 and 1 hold
-    :math:`\\sum_{s \\le l \\le q}` of ``z[l] - z[s]`` and its square (terms >= 0);
-    rows 2 and 3 hold :math:`\\sum_{q \\le l < s+k}` of ``z[l] - z[s+k]`` and its
-    square (terms <= 0 and >= 0), zero in the last block.
+    ``blk[0:2, c]``: sums of ``y`` and ``y*y`` over ``z[i : m]`` for source
+    ``i = s-2k+1+c``, ``y`` relative to its anchor ``z[m]`` (``m = s-k`` for the first
+    ``k`` sources, ``s`` for the others; terms <= 0). ``blk[2:4, t]``: over
+    ``z[s : s+t]`` relative to ``z[s]`` (terms >= 0), for groups anchored at ``s``;
+    ``blk[4:6, t]``: over ``z[s-k : s+t]`` relative to ``z[s-k]``, for groups anchored
+    at ``s-k`` (the block ``z[s-k : s]``, then ``z[s : s+t]`` moved by ``z[s] - z[s-k]``).
     """
-    n = z.size
-    out = np.zeros((4, n))
-    for s in range(0, n, k):
-        e = min(s + k, n)
+    for c0, m in ((0, s - k), (k, s)):  # sources anchored at s-k, then at s
         t1 = 0.0
         t2 = 0.0
-        for q in range(s, e):
-            y = z[q] - z[s]
+        blk[0, c0 + k - 1] = 0.0  # source s-k (c = k-1) is its own anchor
+        blk[1, c0 + k - 1] = 0.0
+        if m >= z.size:  # s == n: target n only, and these sources are too close to it
+            blk[0:2, c0:c0 + k - 1] = 0.0
+            continue
+        for i in range(m - 1, m - k, -1):
+            y = z[i] - z[m]
             t1 += y
             t2 += y * y
-            out[0, q] = t1
-            out[1, q] = t2
-        if e < n:
-            t1 = 0.0
-            t2 = 0.0
-            for q in range(e - 1, s - 1, -1):
-                y = z[q] - z[e]
-                t1 += y
-                t2 += y * y
-                out[2, q] = t1
-                out[3, q] = t2
-    return out
+            blk[0, i - (s - 2 * k + 1)] = t1
+            blk[1, i - (s - 2 * k + 1)] = t2
+    f1 = 0.0
+    f2 = 0.0
+    for q in range(s - k, s):
+        y = z[q] - z[s - k]
+        f1 += y
+        f2 += y * y
+    delta = z[s] - z[s - k] if s < z.size else 0.0
+    t1 = 0.0
+    t2 = 0.0
+    for t in range(rows):
+        blk[2, t] = t1
+        blk[3, t] = t2
+        blk[4, t] = f1 + t1 + t * delta
+        blk[5, t] = f2 + t2 + 2.0 * delta * t1 + t * delta * delta
+        if s + t < z.size:
+            y = z[s + t] - z[s]
+            t1 += y
+            t2 += y * y
 
 
 @njit(inline="always")
-def group_cost(z: np.ndarray, sums: np.ndarray, k: int, i: int, j: int) -> float:
-    """SSE of ``z[i:j]`` (``k <= j - i <= 2k - 1``), anchored at a value of the group."""
-    d = j - i
-    m = ((i + k - 1) // k) * k  # the group's anchor: first multiple of k at or after i
-    s1 = 0.0
-    s2 = 0.0
-    if m > i:  # values i .. m-1, relative to z[m]
-        s1 = sums[2, i]
-        s2 = sums[3, i]
-    if j - m <= k:  # values m .. j-1 lie in the anchor's block
-        s1 += sums[0, j - 1]
-        s2 += sums[1, j - 1]
-    else:  # the anchor's whole block, then the next block up to j-1, re-anchored
-        e = m + k
-        s1 += sums[0, e - 1]
-        s2 += sums[1, e - 1]
-        p1 = sums[0, j - 1]
-        p2 = sums[1, j - 1]
-        cnt = j - e
-        delta = z[e] - z[m]
-        s1 += p1 + cnt * delta
-        s2 += p2 + 2.0 * delta * p1 + cnt * delta * delta
+def _cost(blk: np.ndarray, k: int, t: int, c: int, d: int) -> float:
+    """SSE of the ``d`` values from source ``s-2k+1+c`` to target ``s+t`` (block sums)."""
+    row = 4 if c < k else 2  # anchored at s-k, or at s
+    s1 = blk[0, c] + blk[row, t]
+    s2 = blk[1, c] + blk[row + 1, t]
     cost = s2 - s1 * s1 / d
     return cost if cost > 0.0 else 0.0
+
+
+@njit
+def _first_groups(z: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(dist, pred)`` with node 0 and targets ``k .. 2k-1`` set: one group ``z[0:j]``."""
+    n = z.size
+    dist = np.full(n + 1, np.inf)
+    pred = np.full(n + 1, -1, dtype=np.int64)
+    dist[0] = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    for j in range(1, min(2 * k - 1, n) + 1):  # anchored at z[0]
+        y = z[j - 1] - z[0]
+        s1 += y
+        s2 += y * y
+        if j >= k:
+            cost = s2 - s1 * s1 / j
+            dist[j] = cost if cost > 0.0 else 0.0
+            pred[j] = 0
+    return dist, pred
 
 
 @njit
 def shortest_path(z: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Shortest path from node 0 to every node, trying every arc: ``(dist, pred)``.
 
-    The groups ending at node ``j`` (values ``z[j-d : j]``, ``d = k .. 2k-1``) are grown
-    leftwards from their last value ``z[j-1]``, their anchor: the sums of
-    ``y = z[l] - z[j-1]`` (all <= 0) and of ``y*y`` give each cost. Ties: ``d`` is tried
-    from ``k`` upwards and only a strictly smaller distance replaces the best, so the
-    shortest last group wins.
+    Targets are taken ``k`` at a time with their block sums; node ``j`` tries the groups
+    of ``d = k .. 2k-1`` values ending at it. Ties: ``d`` is tried from ``k`` upwards and
+    only a strictly smaller distance replaces the best, so the shortest last group wins.
     """
-    n1 = z.size + 1
-    dist = np.full(n1, np.inf)
-    pred = np.full(n1, -1, dtype=np.int64)
-    dist[0] = 0.0
-    for j in range(k, n1):
-        anchor = z[j - 1]
-        s1 = 0.0
-        s2 = 0.0
-        for d in range(1, 2 * k):
-            i = j - d
-            if i < 0:
-                break
-            y = z[i] - anchor
-            s1 += y
-            s2 += y * y
-            if d >= k:
-                cost = s2 - s1 * s1 / d
-                cand = dist[i] + (cost if cost > 0.0 else 0.0)
+    n = z.size
+    dist, pred = _first_groups(z, k)
+    blk = np.empty((6, 2 * k))
+    for s in range(2 * k, n + 1, k):
+        rows = min(k, n + 1 - s)
+        _block_sums(z, k, s, rows, blk)
+        for t in range(rows):
+            j = s + t
+            for d in range(k, 2 * k):
+                c = t + 2 * k - 1 - d  # source i = j - d = s - 2k + 1 + c
+                cand = dist[j - d] + _cost(blk, k, t, c, d)
                 if cand < dist[j]:
                     dist[j] = cand
-                    pred[j] = i
+                    pred[j] = j - d
     return dist, pred
 
 
 @njit(inline="always")
-def _key(z: np.ndarray, sums: np.ndarray, k: int, dist: np.ndarray,
-         j: int, i: int) -> tuple[int, float]:
-    """Entry ``(j, i)`` of a block's matrix as (penalty, distance), compared in that order.
+def _key(k: int, dist: np.ndarray, blk: np.ndarray, s: int, t: int,
+         c: int) -> tuple[int, float]:
+    """Entry (target ``s+t``, source ``s-2k+1+c``) of a block as (penalty, distance).
 
-    Arcs shorter than ``k`` or longer than ``2k-1`` get a penalty that is a convex
-    function of ``j - i`` (even values for short arcs, odd for long ones, so two
-    entries of a row never share one); sources not reachable from node 0 get ``4k``
-    more. Both are Monge, so the matrix stays Monge; only unpenalised (or equally
-    penalised unreachable) entries are compared by distance.
+    Entries are compared by penalty, then distance. Arcs shorter than ``k`` or longer
+    than ``2k-1`` get a penalty that is a convex function of the arc's length (even
+    values for short arcs, odd for long ones, so two entries of a row never share
+    one); sources not reachable from node 0 get ``4k`` more. Both are Monge, so the
+    block stays Monge, and only arcs of allowed length are compared by distance.
     """
-    d = j - i
+    d = t + 2 * k - 1 - c
+    i = s - 2 * k + 1 + c
     pen = 0
     if d < k:
         pen = 2 * (k - d)
@@ -162,7 +172,7 @@ def _key(z: np.ndarray, sums: np.ndarray, k: int, dist: np.ndarray,
         base = 0.0
     if d < k or d >= 2 * k:
         return pen, 0.0
-    return pen, base + group_cost(z, sums, k, i, j)
+    return pen, base + _cost(blk, k, t, c, d)
 
 
 @njit(inline="always")
@@ -171,9 +181,9 @@ def _less(pa: int, va: float, pb: int, vb: float) -> bool:
 
 
 @njit
-def _block_minima(z: np.ndarray, sums: np.ndarray, k: int, dist: np.ndarray, s: int,
-                  rows: int, res: np.ndarray, cols: np.ndarray, pens: np.ndarray,
-                  vals: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> None:
+def _block_minima(k: int, dist: np.ndarray, blk: np.ndarray, s: int, rows: int,
+                  res: np.ndarray, cols: np.ndarray, pens: np.ndarray, vals: np.ndarray,
+                  starts: np.ndarray, counts: np.ndarray) -> None:
     """SMAWK on the block of targets ``s .. s+rows-1`` and sources ``s-2k+1 .. s-1``.
 
     Rows and columns are both taken in reverse (row ``r`` is target ``s+rows-1-r``,
@@ -185,7 +195,7 @@ def _block_minima(z: np.ndarray, sums: np.ndarray, k: int, dist: np.ndarray, s: 
     row of its stack position, so that REDUCE evaluates one entry per comparison.
     """
     ncol = 2 * k - 1
-    top_row = s + rows - 1
+    last = rows - 1  # reversed row r is t = last - r; reversed column c is ncol - 1 - c
     # down: REDUCE the columns of each level to at most as many as it has rows
     nrows = rows
     level = 0
@@ -196,18 +206,18 @@ def _block_minima(z: np.ndarray, sums: np.ndarray, k: int, dist: np.ndarray, s: 
         starts[level] = pos
         top = 0
         n_in = ncol if level == 0 else counts[level - 1]
-        for t in range(n_in):
-            c = t if level == 0 else cols[starts[level - 1] + t]
+        for u in range(n_in):
+            c = u if level == 0 else cols[starts[level - 1] + u]
             while top > 0:  # stack entry top-1 belongs to row first + (top-1) * step
-                pc, vc = _key(z, sums, k, dist, top_row - first - (top - 1) * step, s - 1 - c)
+                pc, vc = _key(k, dist, blk, s, last - first - (top - 1) * step, ncol - 1 - c)
                 if _less(pc, vc, pens[pos + top - 1], vals[pos + top - 1]):
                     top -= 1
                 else:
                     break
             if top < nrows:
                 cols[pos + top] = c
-                pens[pos + top], vals[pos + top] = _key(z, sums, k, dist,
-                                                        top_row - first - top * step, s - 1 - c)
+                pens[pos + top], vals[pos + top] = _key(k, dist, blk, s,
+                                                        last - first - top * step, ncol - 1 - c)
                 top += 1
         counts[level] = top
         pos += top
@@ -217,41 +227,63 @@ def _block_minima(z: np.ndarray, sums: np.ndarray, k: int, dist: np.ndarray, s: 
     for lv in range(level - 1, -1, -1):
         step = 1 << lv
         first = step - 1
-        nrows_l = rows
-        for _ in range(lv):
-            nrows_l //= 2
+        nrows_l = rows >> lv
         base = starts[lv]
         idx = 0
-        for t in range(0, nrows_l, 2):
-            r = first + t * step
-            j = top_row - r
-            stop = cols[base + counts[lv] - 1] if t + 1 >= nrows_l else res[r + step]
+        for u in range(0, nrows_l, 2):
+            r = first + u * step
+            stop = cols[base + counts[lv] - 1] if u + 1 >= nrows_l else res[r + step]
             best = cols[base + idx]
-            pb, vb = _key(z, sums, k, dist, j, s - 1 - best)
+            pb, vb = _key(k, dist, blk, s, last - r, ncol - 1 - best)
             while cols[base + idx] != stop:
                 idx += 1
                 c = cols[base + idx]
-                pc, vc = _key(z, sums, k, dist, j, s - 1 - c)
+                pc, vc = _key(k, dist, blk, s, last - r, ncol - 1 - c)
                 if _less(pc, vc, pb, vb):
                     best, pb, vb = c, pc, vc
             res[r] = best
 
 
 @njit
-def linear_path(z: np.ndarray, sums: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Shortest path with SMAWK on blocks of ``k`` targets, :math:`O(n)`: ``(dist, pred)``.
+def _pruned_scan(k: int, dist: np.ndarray, pred: np.ndarray, blk: np.ndarray, s: int,
+                 rows: int, budget: int) -> bool:
+    """Row minima of a block, each row scanned from the previous row's best source on.
+
+    The best (largest optimal) source never moves left from one target to the next
+    (Monge), so target ``j`` only tries sources from ``pred[j-1]``. Usually a few per
+    target; gives up (returns ``False``) once ``budget`` entries are spent.
+    """
+    spent = 0
+    for t in range(rows):
+        j = s + t
+        lo = max(j - 2 * k + 1, pred[j - 1])
+        for i in range(lo, j - k + 1):  # increasing i, ties to the larger: <=
+            base = dist[i]
+            if base == np.inf:
+                continue
+            cand = base + _cost(blk, k, t, i - (s - 2 * k + 1), j - i)
+            if cand <= dist[j]:
+                dist[j] = cand
+                pred[j] = i
+        spent += j - k + 1 - lo
+        if spent > budget:
+            return False
+    return True
+
+
+@njit
+def linear_path(z: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Shortest path in :math:`O(n)` by blocks of ``k`` targets: ``(dist, pred)``.
 
     Targets ``k .. 2k-1`` have one arc (from node 0); from ``2k`` on, the targets
     ``s .. s+k-1`` only need distances of nodes before ``s``, so each block is solved
-    offline. Same tie rule as :func:`shortest_path`.
+    offline: first by the pruned scan (:func:`_pruned_scan`), and if that needs more
+    than ``16k`` entries, by SMAWK, :math:`O(k)` per block either way. Same tie rule as
+    :func:`shortest_path`. Memory: ``O(n)`` for the result, ``O(k)`` besides.
     """
     n = z.size
-    dist = np.full(n + 1, np.inf)
-    pred = np.full(n + 1, -1, dtype=np.int64)
-    dist[0] = 0.0
-    for j in range(k, min(2 * k - 1, n) + 1):
-        dist[j] = group_cost(z, sums, k, 0, j)
-        pred[j] = 0
+    dist, pred = _first_groups(z, k)
+    blk = np.empty((6, 2 * k))
     res = np.empty(k, dtype=np.int64)
     cols = np.empty(2 * k + 128, dtype=np.int64)
     pens = np.empty(2 * k + 128, dtype=np.int64)
@@ -260,16 +292,19 @@ def linear_path(z: np.ndarray, sums: np.ndarray, k: int) -> tuple[np.ndarray, np
     counts = np.empty(64, dtype=np.int64)
     for s in range(2 * k, n + 1, k):
         rows = min(k, n + 1 - s)
-        _block_minima(z, sums, k, dist, s, rows, res, cols, pens, vals, starts, counts)
+        _block_sums(z, k, s, rows, blk)
+        if _pruned_scan(k, dist, pred, blk, s, rows, 16 * k):
+            continue
+        dist[s:s + rows] = np.inf
+        _block_minima(k, dist, blk, s, rows, res, cols, pens, vals, starts, counts)
         for r in range(rows):
-            j = s + rows - 1 - r
-            i = s - 1 - res[r]
-            pen, val = _key(z, sums, k, dist, j, i)
+            t = rows - 1 - r
+            pen, val = _key(k, dist, blk, s, t, 2 * k - 2 - res[r])
             if pen != 0:  # cannot happen: every target >= 2k has a reachable source
                 dist[n] = np.nan  # the caller refuses a non-finite optimum
                 return dist, pred
-            dist[j] = val
-            pred[j] = i
+            dist[s + t] = val
+            pred[s + t] = s - 1 - res[r]
     return dist, pred
 
 
@@ -318,14 +353,21 @@ def labels_from_path(pred: np.ndarray, order: np.ndarray) -> np.ndarray:
 
 
 @njit
-def arc_costs(z: np.ndarray, sums: np.ndarray, k: int) -> np.ndarray:
-    """Table of every arc's cost: ``C[j, d - k]`` is the SSE of ``z[j-d:j]``, ``inf`` if
-    ``j < d``."""
+def arc_costs(z: np.ndarray, k: int) -> np.ndarray:
+    """Table of every arc's cost: ``C[j, d - k]`` is the SSE of ``z[j-d:j]`` (anchored at
+    ``z[j-1]``, as in :func:`shortest_path`), ``inf`` if ``j < d``."""
     n1 = z.size + 1
     out = np.full((n1, k), np.inf)
     for j in range(k, n1):
-        for d in range(k, 2 * k):
+        s1 = 0.0
+        s2 = 0.0
+        for d in range(1, 2 * k):
             if j - d < 0:
                 break
-            out[j, d - k] = group_cost(z, sums, k, j - d, j)
+            y = z[j - d] - z[j - 1]
+            s1 += y
+            s2 += y * y
+            if d >= k:
+                cost = s2 - s1 * s1 / d
+                out[j, d - k] = cost if cost > 0.0 else 0.0
     return out

@@ -213,7 +213,7 @@ def test_univariate_equals_optimal_partition_on_1d(x, k):
 # optimal_univariate: exactness against rational arithmetic, both passes, tie rule
 # --------------------------------------------------------------------------------------
 
-ALGORITHMS = ("shortest-path", "smawk")
+ALGORITHMS = ("shortest-path", "linear")
 
 
 def exact_univariate_optimum(x: np.ndarray, k: int) -> Fraction:
@@ -336,17 +336,17 @@ def test_univariate_smawk_and_shortest_path_agree_label_for_label(seed):
     for k in (1, 2, 3, 5, 16, 33):
         if k <= x.size:
             a = optimal_univariate(x, k, algorithm="shortest-path")
-            b = optimal_univariate(x, k, algorithm="smawk")
+            b = optimal_univariate(x, k, algorithm="linear")
             assert a.tolist() == b.tolist()
     y = rng.normal(size=2000)
     for k in (4, 25):
         a = ma.sse(y.reshape(-1, 1), optimal_univariate(y, k, algorithm="shortest-path"))
-        b = ma.sse(y.reshape(-1, 1), optimal_univariate(y, k, algorithm="smawk"))
+        b = ma.sse(y.reshape(-1, 1), optimal_univariate(y, k, algorithm="linear"))
         assert a == pytest.approx(b, rel=1e-12)
 
 
 def test_univariate_auto_picks_the_pass_by_k():
-    assert optimal._algorithm("auto", optimal.LINEAR_FROM_K) == "smawk"
+    assert optimal._algorithm("auto", optimal.LINEAR_FROM_K) == "linear"
     assert optimal._algorithm("auto", optimal.LINEAR_FROM_K - 1) == "shortest-path"
     with pytest.raises(ValueError, match="algorithm must be one of"):
         optimal_univariate([1.0, 2.0], 1, algorithm="wilber")
@@ -443,8 +443,8 @@ def test_partition_same_answer_without_numba():
         "rng = np.random.default_rng(5); X = rng.normal(size=(11, 2));"
         "x = rng.normal(size=300);"
         "print(optimal_partition(X, 3).tolist(), optimal_univariate(x, 4).tolist(),"
-        " optimal_univariate(x, 20, algorithm='smawk').tolist(),"
-        " optimal_univariate(np.round(x), 3, algorithm='smawk').tolist())"
+        " optimal_univariate(x, 20, algorithm='linear').tolist(),"
+        " optimal_univariate(np.round(x), 3, algorithm='linear').tolist())"
     )
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
     res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
@@ -453,8 +453,8 @@ def test_partition_same_answer_without_numba():
     X = rng.normal(size=(11, 2))
     x = rng.normal(size=300)
     here = (f"{optimal_partition(X, 3).tolist()} {optimal_univariate(x, 4).tolist()} "
-            f"{optimal_univariate(x, 20, algorithm='smawk').tolist()} "
-            f"{optimal_univariate(np.round(x), 3, algorithm='smawk').tolist()}\n")
+            f"{optimal_univariate(x, 20, algorithm='linear').tolist()} "
+            f"{optimal_univariate(np.round(x), 3, algorithm='linear').tolist()}\n")
     assert res.stdout == here
 
 

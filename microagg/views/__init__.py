@@ -24,7 +24,14 @@ from ._gomm import (
 )
 from ._ivmdav import explore_ivmdav, ivmdav_view
 from ._mdav import explore_mdav, mdav_steps_view, mdav_view, partitions_view
-from ._partitions import explore_partition, partition_view, small_points, univariate_view
+from ._partitions import (
+    explore_partition,
+    partition_view,
+    small_points,
+    univariate_time_view,
+    univariate_timings,
+    univariate_view,
+)
 from ._plotting import (
     group_colors,
     plot_arc_graph,
@@ -45,6 +52,8 @@ __all__ = [
     "partition_view",
     "explore_partition",
     "univariate_view",
+    "univariate_timings",
+    "univariate_time_view",
     "mdav_steps_view",
     "partitions_view",
     "mdav_view",

@@ -5,18 +5,26 @@ Book: :ref:`chap-foundations`.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from matplotlib.figure import Figure
 
 from .. import datasets
 from .._core import group_sizes, information_loss, is_k_partition, sse
-from .._optimal import optimal_partition, optimal_univariate, univariate_graph
+from .._optimal import (
+    UNIVARIATE_ALGORITHMS,
+    optimal_partition,
+    optimal_univariate,
+    univariate_graph,
+)
 from ._explorer import explorer
 from ._plotting import plot_arc_graph, plot_partition, plot_univariate
 
-__all__ = ["small_points", "partition_view", "explore_partition", "univariate_view"]
+__all__ = ["small_points", "partition_view", "explore_partition", "univariate_view",
+           "univariate_timings", "univariate_time_view"]
 
 
 def small_points(n: int = 12, *, seed: int = 2) -> np.ndarray:
@@ -123,4 +131,76 @@ def univariate_view(x: Any, k: int, *,
                    title=f"shortest path 0 -> {g.values.size}: SSE = {g.sse:.4g} (k = {k})")
     plot_univariate(bottom, g.values, labels, annotate=True)
     bottom.set_xlabel("sorted values, coloured by optimal group (ticks: group means)")
+    return fig
+
+
+def univariate_timings(sizes: Any, ks: Any = (3, 10, 100), *,
+                       algorithms: Any = ("shortest-path", "linear"), repeat: int = 3,
+                       seed: int = 0) -> pd.DataFrame:
+    """Measured run time of :func:`microagg.optimal_univariate`, each pass, each n and k.
+
+    Standard normal data (``seed``), the same array for every pass; best wall-clock
+    time of ``repeat`` runs, after one warm-up call per pass (numba loads or compiles
+    its kernels outside the timings). Sorting is included.
+
+    Book: :ref:`sec-foundations-linear`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``n``, ``k``, ``algorithm``, ``seconds``, ``SSE`` (of the partition).
+    """
+    algorithms = tuple(algorithms)
+    unknown = [a for a in algorithms if a not in UNIVARIATE_ALGORITHMS]
+    if unknown:
+        raise ValueError(f"unknown algorithm(s) {unknown}; choose from "
+                         f"{list(UNIVARIATE_ALGORITHMS)}")
+    if int(repeat) < 1:
+        raise ValueError(f"repeat must be at least 1, got {repeat}")
+    rng = np.random.default_rng(seed)
+    warm = rng.standard_normal(500)
+    rows = []
+    for n in sizes:
+        x = rng.standard_normal(int(n))
+        for k in ks:
+            for algorithm in algorithms:
+                optimal_univariate(warm, min(int(k), warm.size), algorithm=algorithm)
+                best = np.inf
+                for _ in range(int(repeat)):
+                    t0 = time.perf_counter()
+                    labels = optimal_univariate(x, k, algorithm=algorithm)
+                    best = min(best, time.perf_counter() - t0)
+                rows.append({"n": int(n), "k": int(k), "algorithm": algorithm,
+                             "seconds": best, "SSE": sse(x.reshape(-1, 1), labels)})
+    return pd.DataFrame(rows)
+
+
+def univariate_time_view(times: pd.DataFrame, *,
+                         figsize: tuple[float, float] = (6.4, 3.8)) -> Figure:
+    """Figure: seconds against n (log-log) from :func:`univariate_timings`.
+
+    One colour per ``k``; solid lines for the linear pass, dashed for the
+    :math:`O(nk)` shortest path; a grey dotted line of slope 1 (time proportional
+    to n) through the first linear point.
+
+    Book: :ref:`sec-foundations-linear`.
+    """
+    fig = Figure(figsize=figsize, layout="constrained")
+    ax = fig.add_subplot()
+    styles = {"linear": ("-", "o"), "shortest-path": ("--", "s"), "auto": (":", "^")}
+    colours = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple"]
+    for ci, (k, by_k) in enumerate(times.groupby("k", sort=True)):
+        for algorithm, part in by_k.groupby("algorithm", sort=False):
+            line, marker = styles[str(algorithm)]
+            part = part.sort_values("n")
+            ax.loglog(part["n"], part["seconds"], line, marker=marker,
+                      color=colours[ci % len(colours)], label=f"k = {k}, {algorithm}")
+    lin = times[times["algorithm"] == "linear"].sort_values(["k", "n"])
+    if len(lin):
+        n0, t0 = float(lin["n"].iloc[0]), float(lin["seconds"].iloc[0])
+        ns = np.array(sorted(times["n"].unique()), dtype=float)
+        ax.loglog(ns, t0 * ns / n0, ":", color="0.4", label=r"$\propto n$")
+    ax.set_xlabel("number of values n")
+    ax.set_ylabel("seconds (best of runs)")
+    ax.legend(fontsize=8, ncol=2)
     return fig

@@ -62,3 +62,21 @@ def test_chapter1_explorer_default_record_9():
     assert labels[int(np.argmin(d))] != labels[9]
     mates = np.flatnonzero((labels == labels[9]) & (np.arange(12) != 9))
     assert len(mates) == 2 and (X[mates, 0] < 0.5).all() and X[9, 0] > 0.5
+
+
+def test_univariate_timings_and_time_view():
+    times = views.univariate_timings([300, 600], (2, 5), repeat=1)
+    assert list(times.columns) == ["n", "k", "algorithm", "seconds", "SSE"]
+    assert len(times) == 2 * 2 * 2 and (times["seconds"] > 0).all()
+    # both passes find the same optimum on every (n, k)
+    same = times.pivot_table(index=["n", "k"], columns="algorithm", values="SSE")
+    np.testing.assert_allclose(same["linear"], same["shortest-path"], rtol=1e-12)
+    fig = views.univariate_time_view(times)
+    ax = fig.axes[0]
+    assert ax.get_xscale() == ax.get_yscale() == "log"
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert "k = 2, linear" in labels and "k = 5, shortest-path" in labels
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        views.univariate_timings([100], (2,), algorithms=("wilber",))
+    with pytest.raises(ValueError, match="repeat"):
+        views.univariate_timings([100], (2,), repeat=0)

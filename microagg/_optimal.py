@@ -31,7 +31,13 @@ from typing import Any
 import numpy as np
 
 from ._jit import njit
-from ._univariate import arc_costs, labels_from_path, linear_path, sorted_stably
+from ._univariate import (
+    SCAN_PER_TARGET,
+    arc_costs,
+    labels_from_path,
+    linear_path,
+    sorted_stably,
+)
 from ._univariate import shortest_path as _shortest_path
 from ._validate import as_matrix, check_k, rescaled, scale_exponent
 
@@ -199,8 +205,10 @@ def _solve_univariate(x: Any, k: int, algorithm: str = "auto") -> _Solved:
     values = sorted_stably(original, order)
     e = scale_exponent(values)
     z = np.ldexp(values, e) if e else values
-    solver = linear_path if algorithm == "linear" else _shortest_path
-    dist, pred = solver(z, k)
+    if algorithm == "linear":
+        dist, pred = linear_path(z, k, SCAN_PER_TARGET * k)
+    else:
+        dist, pred = _shortest_path(z, k)
     if not np.isfinite(dist[n]):  # cannot happen on finite rescaled data: never guess
         raise ValueError("optimal_univariate found no finite shortest path: the group costs "
                          "are not finite numbers")

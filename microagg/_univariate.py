@@ -45,7 +45,8 @@ import numpy as np
 
 from ._jit import njit
 
-__all__ = ["arc_costs", "shortest_path", "linear_path", "sorted_stably", "labels_from_path"]
+__all__ = ["arc_costs", "shortest_path", "linear_path", "sorted_stably", "labels_from_path",
+           "SCAN_PER_TARGET"]
 
 
 @njit
@@ -271,15 +272,21 @@ def _pruned_scan(k: int, dist: np.ndarray, pred: np.ndarray, blk: np.ndarray, s:
     return True
 
 
+#: Entries per target a block's scan may spend before SMAWK takes the block over.
+SCAN_PER_TARGET = 16
+
+
 @njit
-def linear_path(z: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+def linear_path(z: np.ndarray, k: int, budget: int) -> tuple[np.ndarray, np.ndarray]:
     """Shortest path in :math:`O(n)` by blocks of ``k`` targets: ``(dist, pred)``.
 
     Targets ``k .. 2k-1`` have one arc (from node 0); from ``2k`` on, the targets
     ``s .. s+k-1`` only need distances of nodes before ``s``, so each block is solved
     offline: first by the pruned scan (:func:`_pruned_scan`), and if that needs more
-    than ``16k`` entries, by SMAWK, :math:`O(k)` per block either way. Same tie rule as
-    :func:`shortest_path`. Memory: ``O(n)`` for the result, ``O(k)`` besides.
+    than ``budget`` entries (``SCAN_PER_TARGET * k`` in :func:`microagg.optimal_univariate`;
+    0 sends every block to SMAWK), by SMAWK; :math:`O(k)` per block for a budget of
+    order ``k``. Same tie rule as :func:`shortest_path`. Memory: ``O(n)`` for the result,
+    ``O(k)`` besides.
     """
     n = z.size
     dist, pred = _first_groups(z, k)
@@ -293,7 +300,7 @@ def linear_path(z: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     for s in range(2 * k, n + 1, k):
         rows = min(k, n + 1 - s)
         _block_sums(z, k, s, rows, blk)
-        if _pruned_scan(k, dist, pred, blk, s, rows, 16 * k):
+        if _pruned_scan(k, dist, pred, blk, s, rows, budget):
             continue
         dist[s:s + rows] = np.inf
         _block_minima(k, dist, blk, s, rows, res, cols, pens, vals, starts, counts)

@@ -22,6 +22,7 @@ from hypothesis.extra.numpy import arrays
 
 import microagg as ma
 from microagg import _optimal as optimal
+from microagg import _univariate as kernels
 from microagg._jit import HAVE_NUMBA
 from microagg._optimal import MAX_N_PARTITION, optimal_partition, optimal_univariate
 
@@ -330,7 +331,7 @@ def test_univariate_tie_rule_is_the_shortest_last_group(algorithm):
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_univariate_smawk_and_shortest_path_agree_label_for_label(seed):
+def test_univariate_linear_and_shortest_path_agree_label_for_label(seed):
     rng = np.random.default_rng(seed)
     x = rng.integers(0, 40, size=int(rng.integers(50, 700))).astype(float)  # exact sums
     for k in (1, 2, 3, 5, 16, 33):
@@ -343,6 +344,20 @@ def test_univariate_smawk_and_shortest_path_agree_label_for_label(seed):
         a = ma.sse(y.reshape(-1, 1), optimal_univariate(y, k, algorithm="shortest-path"))
         b = ma.sse(y.reshape(-1, 1), optimal_univariate(y, k, algorithm="linear"))
         assert a == pytest.approx(b, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_univariate_smawk_blocks_equal_the_reference_bit_for_bit(seed):
+    """Budget 0 sends every block of the linear pass to SMAWK (the scan rarely gives up)."""
+    rng = np.random.default_rng(seed)
+    for n, k in [(1, 1), (7, 2), (40, 3), (301, 7), (2000, 25), (999, 100), (60, 30)]:
+        for z in (np.sort(rng.integers(0, 5, size=n).astype(float)),  # heavy exact ties
+                  np.sort(rng.normal(size=n)), np.sort(1e9 + rng.random(n))):
+            ref = kernels.shortest_path(z, k)
+            for budget in (0, 2 * k, kernels.SCAN_PER_TARGET * k):
+                dist, pred = kernels.linear_path(z, k, budget)
+                np.testing.assert_array_equal(dist, ref[0])
+                np.testing.assert_array_equal(pred, ref[1])
 
 
 def test_univariate_auto_picks_the_pass_by_k():
@@ -440,11 +455,13 @@ def test_partition_same_answer_without_numba():
     """The jitted kernels (this process) and the pure-Python path (a subprocess) agree."""
     code = (
         "import numpy as np; from microagg import optimal_partition, optimal_univariate;"
+        "from microagg import _univariate;"
         "rng = np.random.default_rng(5); X = rng.normal(size=(11, 2));"
         "x = rng.normal(size=300);"
         "print(optimal_partition(X, 3).tolist(), optimal_univariate(x, 4).tolist(),"
         " optimal_univariate(x, 20, algorithm='linear').tolist(),"
-        " optimal_univariate(np.round(x), 3, algorithm='linear').tolist())"
+        " optimal_univariate(np.round(x), 3, algorithm='linear').tolist(),"
+        " _univariate.linear_path(np.sort(x), 7, 0)[1].tolist())"
     )
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
     res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
@@ -454,7 +471,8 @@ def test_partition_same_answer_without_numba():
     x = rng.normal(size=300)
     here = (f"{optimal_partition(X, 3).tolist()} {optimal_univariate(x, 4).tolist()} "
             f"{optimal_univariate(x, 20, algorithm='linear').tolist()} "
-            f"{optimal_univariate(np.round(x), 3, algorithm='linear').tolist()}\n")
+            f"{optimal_univariate(np.round(x), 3, algorithm='linear').tolist()} "
+            f"{kernels.linear_path(np.sort(x), 7, 0)[1].tolist()}\n")
     assert res.stdout == here
 
 

@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import microagg as ma
 
-    print(f"numba in use: {ma.numba_enabled()}; auto runs SMAWK from k = "
+    print(f"numba in use: {ma.numba_enabled()}; auto runs the linear pass from k = "
           f"{ma._optimal.LINEAR_FROM_K}", flush=True)
     warm_up()
     rows = []

@@ -134,7 +134,7 @@ def univariate_view(x: Any, k: int, *,
     return fig
 
 
-def univariate_timings(sizes: Any, ks: Any = (3, 10, 100), *,
+def univariate_timings(sizes: Any, *, ks: Any = (3, 10, 100),
                        algorithms: Any = ("shortest-path", "linear"), repeat: int = 3,
                        seed: int = 0) -> pd.DataFrame:
     """Measured run time of :func:`microagg.optimal_univariate`, each pass, each n and k.

@@ -65,7 +65,7 @@ def test_chapter1_explorer_default_record_9():
 
 
 def test_univariate_timings_and_time_view():
-    times = views.univariate_timings([300, 600], (2, 5), repeat=1)
+    times = views.univariate_timings([300, 600], ks=(2, 5), repeat=1)
     assert list(times.columns) == ["n", "k", "algorithm", "seconds", "SSE"]
     assert len(times) == 2 * 2 * 2 and (times["seconds"] > 0).all()
     # both passes find the same optimum on every (n, k)
@@ -77,6 +77,6 @@ def test_univariate_timings_and_time_view():
     labels = [line.get_label() for line in ax.get_lines()]
     assert "k = 2, linear" in labels and "k = 5, shortest-path" in labels
     with pytest.raises(ValueError, match="unknown algorithm"):
-        views.univariate_timings([100], (2,), algorithms=("wilber",))
+        views.univariate_timings([100], ks=(2,), algorithms=("wilber",))
     with pytest.raises(ValueError, match="repeat"):
-        views.univariate_timings([100], (2,), repeat=0)
+        views.univariate_timings([100], ks=(2,), repeat=0)

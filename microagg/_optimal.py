@@ -17,7 +17,8 @@ Two facts shape what can be solved exactly (:ref:`chap-foundations`:
 * For one attribute (``p = 1``) the optimal groups are runs of consecutive
   values in sorted order, and the optimum is a shortest path in a small
   directed acyclic graph (Hansen & Mukherjee, 2003):
-  :func:`optimal_univariate`, :math:`O(nk)` after sorting. For ``p >= 2`` the
+  :func:`optimal_univariate`, :math:`O(n)` after sorting for any ``k`` (the costs
+  are Monge; kernels in :mod:`microagg._univariate`). For ``p >= 2`` the
   problem is NP-hard (Oganian & Domingo-Ferrer, 2001); :func:`optimal_partition`
   solves tiny instances (``n <= 16``) by dynamic programming over subsets, as
   the reference against which the heuristics of later chapters are measured.

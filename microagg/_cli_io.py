@@ -40,7 +40,7 @@ from ._methods import METHODS
 
 __all__ = ["METHOD_OPTIONS", "COMPRESSIONS", "add_method_options", "method_params",
            "input_file", "output_target", "read_table", "write_table", "columns_arg", "list_arg",
-           "run_folder", "atomic_target", "publish", "compression_of", "open_output",
+           "run_folder", "guard", "atomic_target", "publish", "compression_of", "open_output",
            "signals_held", "one_line"]
 
 
@@ -267,17 +267,33 @@ def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv
 #: The signals a run handles as a clean shutdown (Ctrl-C, ``kill``, a closed terminal).
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
-#: The watchdog: holds the read end of a pipe whose write end only the run holds, so
-#: end of file means the run has ended, however it ended (``kill -9`` included); then
-#: it removes the run's folder if the run could not. It never takes a signal itself.
-_WATCHDOG = """import os, shutil, sys, time
-sys.stdin.buffer.read()
-for _ in range(20):
+#: The watchdog: reads, until end of file, the ids of the run's worker processes; its
+#: standard input is a pipe whose write end only the run holds, so end of file means the
+#: run has ended, however it ended (``kill -9`` included). Unless the run said ``end``
+#: (it ended its workers and removed its folder itself), it kills the workers still
+#: there and removes the run's folder. It never takes a signal itself (they are held).
+_WATCHDOG = """import os, shutil, signal, sys, time
+lines = sys.stdin.read().split()
+if lines[-1:] != ["end"]:
+    for pid in map(int, lines):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                ours = b"multiprocessing" in fh.read()
+        except OSError:
+            ours = not os.path.isdir("/proc")
+        if ours:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+for _ in range(50):
     shutil.rmtree(sys.argv[1], ignore_errors=True)
     if not os.path.lexists(sys.argv[1]):
         break
     time.sleep(0.1)
 """
+#: The watchdog of each run folder (see :func:`guard`).
+_WATCHDOGS: dict[Path, subprocess.Popen[bytes]] = {}
 
 
 @contextmanager
@@ -317,12 +333,25 @@ def run_folder(near: Path | None) -> Iterator[Path]:
             watchdog = subprocess.Popen(
                 [sys.executable, "-I", "-S", "-c", _WATCHDOG, str(folder)],
                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _WATCHDOGS[folder] = watchdog
         yield folder
     finally:
+        _WATCHDOGS.pop(folder, None)
         shutil.rmtree(folder, ignore_errors=True)
         if watchdog is not None:
-            watchdog.stdin.close()  # type: ignore[union-attr]
-            watchdog.wait()
+            try:
+                watchdog.communicate(b"end\n")
+            except OSError:  # the watchdog is gone (killed): nothing to tell it
+                watchdog.wait()
+
+
+def guard(folder: Path, pids: list[int]) -> None:
+    """Have the watchdog of the run ``folder`` kill these worker processes if the run is
+    killed before it ends them itself."""
+    watchdog = _WATCHDOGS.get(folder)
+    if watchdog is not None and watchdog.stdin is not None:
+        watchdog.stdin.write("".join(f"{pid}\n" for pid in pids).encode())
+        watchdog.stdin.flush()
 
 
 @contextmanager

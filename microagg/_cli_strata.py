@@ -33,6 +33,7 @@ from ._cli_io import (
     SIGNALS,
     atomic_target,
     compression_of,
+    guard,
     list_arg,
     open_output,
     run_folder,
@@ -127,7 +128,7 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
         k=args.k, method=args.method, params=params, columns=columns,
         strata=strata_list(strata, sample.columns),
         policy=check_policy(args.small_strata or "error"), standardize=not args.no_standardize)
-    with run_folder(out) as folder, _executor(args) as (executor, window, remote), \
+    with run_folder(out) as folder, _executor(args, folder) as (executor, window, remote), \
             atomic_target(out, folder, force=args.force) as tmp:
         with _output(tmp, fmts[1], compression_of(out)) as target:
             report = protect_stream(source, fmts[0], target, fmts[1], settings,
@@ -138,8 +139,13 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
 
 
 @contextmanager
-def _executor(args: argparse.Namespace) -> Iterator[tuple[cf.Executor | None, int, bool]]:
-    """``(executor, units in flight, remote)``: none, local processes, or a Dask cluster."""
+def _executor(args: argparse.Namespace, folder: Path
+              ) -> Iterator[tuple[cf.Executor | None, int, bool]]:
+    """``(executor, units in flight, remote)``: none, local processes, or a Dask cluster.
+
+    Local processes are ended at once on an interrupt, and by the run folder's watchdog
+    if this process is killed (:func:`microagg._cli_io.guard`).
+    """
     if args.scheduler is not None:
         try:
             from distributed import Client
@@ -161,22 +167,23 @@ def _executor(args: argparse.Namespace) -> Iterator[tuple[cf.Executor | None, in
                                       initializer=worker_start, initargs=(os.getpid(),))
         for _ in range(jobs):  # every worker started now (one per task submitted)
             pool.submit(int)
+        guard(folder, list(_processes(pool)))
     try:
         yield pool, jobs + 1, False  # one unit waiting, so no worker idles while we write
-    except BaseException:
-        _stop(pool)
+    except Exception:
+        pool.shutdown(wait=True)  # the units running have been waited for
+        raise
+    except BaseException:  # an interrupt: the workers end now, their units unfinished
+        for process in _processes(pool).values():
+            process.kill()
+        pool.shutdown(wait=True)
         raise
     pool.shutdown(wait=True)
 
 
-def _stop(pool: cf.ProcessPoolExecutor) -> None:
-    """End the pool's workers now (an error or an interrupt): nothing of theirs is kept."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    for process in processes:
-        process.terminate()
-    for process in processes:
-        process.join()
-    pool.shutdown(wait=True, cancel_futures=True)
+def _processes(pool: cf.ProcessPoolExecutor) -> dict[int, Any]:
+    """The pool's worker processes by id (``ProcessPoolExecutor`` keeps them, unnamed)."""
+    return dict(getattr(pool, "_processes", None) or {})
 
 
 def worker_start(parent: int) -> None:

@@ -565,10 +565,10 @@ def _pipeline(n: int, submit: Callable[[int], cf.Future], window: int,
             while written in finished:
                 done(*finished.pop(written), written)
                 written += 1
-    except BaseException as err:
+    except Exception:
         for fut in running:
             fut.cancel()
-        if drain and isinstance(err, Exception):
+        if drain:
             cf.wait(list(running))
         raise
 

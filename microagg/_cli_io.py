@@ -324,9 +324,8 @@ def run_folder(near: Path | None) -> Iterator[Path]:
     try:
         folder = Path(tempfile.mkdtemp(prefix=".microagg-", dir=where))
     except OSError as err:
-        raise type(err)(err.errno, f"cannot write in the folder {where or tempfile.gettempdir()}"
-                        f" of the output ({err.strerror}): choose another output folder"
-                        ) from None
+        raise type(err)(f"cannot write in the folder {where or tempfile.gettempdir()} of the "
+                        f"output ({err.strerror}): choose another output folder") from None
     watchdog = None
     try:
         with signals_held():

@@ -137,6 +137,10 @@ def output_target(name: str | None, source: Path | None, force: bool) -> Path | 
     if name is None or name == "-":
         return None
     out = Path(name)
+    limit = os.pathconf(out.parent, "PC_NAME_MAX") if out.parent.is_dir() else 255
+    if len(os.fsencode(out.name)) > limit:
+        raise ValueError(f"the output file name is {len(os.fsencode(out.name))} bytes long, "
+                         f"more than the {limit} its folder allows: choose a shorter name")
     if source is not None and (out.resolve() == source.resolve()
                                or (out.exists() and os.path.samefile(out, source))):
         raise ValueError(f"refusing to write over the input file {source}: choose another "
@@ -145,10 +149,6 @@ def output_target(name: str | None, source: Path | None, force: bool) -> Path | 
         raise IsADirectoryError(f"output {name} is a folder; give a file name with -o")
     if not out.parent.is_dir():
         raise FileNotFoundError(f"the folder {out.parent} of the output file does not exist")
-    limit = os.pathconf(out.parent, "PC_NAME_MAX") if hasattr(os, "pathconf") else 255
-    if len(os.fsencode(out.name)) > limit:
-        raise ValueError(f"the output file name is {len(os.fsencode(out.name))} bytes long, "
-                         f"more than the {limit} its folder allows: choose a shorter name")
     if (out.exists() or out.is_symlink()) and not force:
         raise FileExistsError(f"output file {name} exists; use --force to replace it")
     compression_of(out)  # an unsupported compression is refused before any work

@@ -19,6 +19,7 @@ import argparse
 import concurrent.futures as cf
 import ctypes
 import multiprocessing
+import multiprocessing.resource_tracker
 import os
 import signal
 import sys
@@ -162,6 +163,8 @@ def _executor(args: argparse.Namespace, folder: Path
         yield None, 1, False
         return
     spawn = multiprocessing.get_context("spawn")  # no fork of a process running threads
+    # started first: starting it unblocks SIGINT and SIGTERM in this thread
+    multiprocessing.resource_tracker.ensure_running()
     with signals_held():  # the pool's processes start with Ctrl-C held back
         pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=spawn,
                                       initializer=worker_start, initargs=(os.getpid(),))

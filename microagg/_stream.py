@@ -173,20 +173,30 @@ def _csv_error(err: Exception, name: str) -> str:
 
 def _long_row(source: Any, name: str) -> str:
     """The error for the first row of ``source`` with more fields than its header."""
-    if isinstance(source, io.BytesIO):
-        source.seek(0)
-        handle: Any = nullcontext(io.TextIOWrapper(source, newline=""))
-    else:  # pandas' own reading, so that a compressed file is read the same way
-        handle = pd.io.common.get_handle(source, "r", compression="infer", newline="")
-    with handle as opened:
-        rows = csv.reader(getattr(opened, "handle", opened))
-        header = next(rows, [])
-        for row in rows:
-            if len(row) > len(header):
-                return (f"{name}, line {rows.line_num}: {len(row)} fields where the header "
-                        f"has {len(header)}: fix the row (a value holding the delimiter must "
-                        "be quoted)")
-    return f"{name}: a row has more fields than the header"
+    import bz2
+    import gzip
+    import lzma
+
+    try:
+        if isinstance(source, io.BytesIO):
+            source.seek(0)
+            handle: Any = nullcontext(io.TextIOWrapper(source, newline=""))
+        else:  # plain, or compressed as the name says (as pandas reads it)
+            opener: Any = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(
+                Path(source).suffix.lower(), open)
+            handle = opener(source, "rt", newline="")
+        with handle as opened:
+            rows = csv.reader(opened)
+            header = next(rows, [])
+            for row in rows:
+                if len(row) > len(header):
+                    return (f"{name}, line {rows.line_num}: {len(row)} fields where the "
+                            f"header has {len(header)}: fix the row (a value holding the "
+                            "delimiter must be quoted)")
+    except (OSError, csv.Error, UnicodeDecodeError, EOFError, lzma.LZMAError):
+        pass  # read once only (a pipe), or another compression: the row is not located
+    return (f"{name}: the first row has more fields than the header: fix it (a value "
+            "holding the delimiter must be quoted)")
 
 
 @dataclass(frozen=True)

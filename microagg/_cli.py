@@ -208,7 +208,10 @@ def _parser() -> argparse.ArgumentParser:
                        "rows. The columns protected and passed through are reported on stderr. "
                        "With --strata each stratum is protected on its own and the file is "
                        "streamed, one stratum in memory at a time (on --jobs processes, or a "
-                       "Dask cluster with --scheduler).")
+                       "Dask cluster with --scheduler). Temporary files live in one private "
+                       "folder beside the output, removed however the run ends; Ctrl-C, "
+                       "SIGTERM or SIGHUP stop it cleanly (no output file; exit 130, 143, "
+                       "129).")
     m.add_argument("input", help="CSV file with a header row (.csv.gz etc. decompressed), a "
                    "Parquet file, or - for standard input (not with --strata)")
     m.add_argument("-k", type=int, required=True, help="minimum group size")

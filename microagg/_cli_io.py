@@ -137,7 +137,8 @@ def output_target(name: str | None, source: Path | None, force: bool) -> Path | 
     if name is None or name == "-":
         return None
     out = Path(name)
-    limit = os.pathconf(out.parent, "PC_NAME_MAX") if out.parent.is_dir() else 255
+    limit = (os.pathconf(out.parent, "PC_NAME_MAX")
+             if hasattr(os, "pathconf") and out.parent.is_dir() else 255)
     if len(os.fsencode(out.name)) > limit:
         raise ValueError(f"the output file name is {len(os.fsencode(out.name))} bytes long, "
                          f"more than the {limit} its folder allows: choose a shorter name")
@@ -265,7 +266,8 @@ def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv
 # --------------------------------------------------------------------------------------
 
 #: The signals a run handles as a clean shutdown (Ctrl-C, ``kill``, a closed terminal).
-SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                if hasattr(signal, name))
 
 #: The watchdog: reads, until end of file, the ids of the run's worker processes; its
 #: standard input is a pipe whose write end only the run holds, so end of file means the

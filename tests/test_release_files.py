@@ -331,11 +331,14 @@ def _interrupted_run(big: Path, folder: Path, how: signal.Signals, delay: float,
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_interrupt_leaves_nothing(big, tmp_path, seed):
-    """SIGINT to the process group (Ctrl-C) and SIGTERM to the main process, at random
-    moments (seeded) after the run has started: exit 130 or 143, one line, no traceback
+    """SIGINT to the process group (Ctrl-C), SIGTERM (and SIGHUP) to the main process, at
+    random moments (seeded) after the run has started: exit 130 or 143, one line, no traceback
     from any process, no file, no folder, no process left."""
     rng = random.Random(seed)
-    for how, group, code in ((signal.SIGINT, True, 130), (signal.SIGTERM, False, 143)):
+    cases = [(signal.SIGINT, True, 130), (signal.SIGTERM, False, 143)]
+    if seed:  # a closed terminal too, once
+        cases.append((signal.SIGHUP, False, 129))
+    for how, group, code in cases:
         folder = tmp_path / f"{how.name}"
         folder.mkdir()
         rc, err = _interrupted_run(big, folder, how, rng.uniform(0.0, 3.0), group)

@@ -331,10 +331,14 @@ def run_folder(near: Path | None) -> Iterator[Path]:
     watchdog = None
     try:
         with signals_held():
-            watchdog = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", _WATCHDOG, str(folder)],
-                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _WATCHDOGS[folder] = watchdog
+            try:
+                watchdog = subprocess.Popen(
+                    [sys.executable, "-I", "-S", "-c", _WATCHDOG, str(folder)],
+                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            except OSError:  # no Python to start (an embedded interpreter): no watchdog
+                watchdog = None
+        if watchdog is not None:
+            _WATCHDOGS[folder] = watchdog
         yield folder
     finally:
         _WATCHDOGS.pop(folder, None)

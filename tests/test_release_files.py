@@ -26,7 +26,7 @@ import pandas as pd
 import pytest
 from cli_helpers import one_line_error, run
 
-from microagg import _cli_io, _datafiles
+from microagg import _datafiles
 
 STRATA = ["--strata", "s"]
 
@@ -84,16 +84,18 @@ def test_temporary_files_live_in_one_private_folder(src, tmp_path, capsys, monke
 def test_a_file_created_meanwhile_is_not_replaced(src, tmp_path, capsys, monkeypatch, strata):
     """Another run's output appearing between the start and the end of this one is kept:
     this run exits 2 naming the file (the existence check at the start is not enough)."""
-    out = tmp_path / "out.csv"
-    real = _cli_io.publish
-
-    def other_run_first(tmp, target, **kwargs):
-        target.write_text("the other run's output\n")
-        return real(tmp, target, **kwargs)
-
-    monkeypatch.setattr(_cli_io, "publish", other_run_first)
+    import microagg._cli as cli
     import microagg._cli_strata as cli_strata
-    monkeypatch.setattr(cli_strata, "atomic_target", _cli_io.atomic_target)
+
+    out = tmp_path / "out.csv"
+    module, name = (cli_strata, "protect_stream") if strata else (cli, "microaggregate")
+    real = getattr(module, name)
+
+    def other_run_meanwhile(*args, **kwargs):
+        out.write_text("the other run's output\n")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, other_run_meanwhile)
     rc, _, err = run(["protect", src, "-k", "3", "-o", out, *strata], capsys)
     line = one_line_error(rc, err)
     assert str(out) in line and "--force" in line

@@ -324,9 +324,12 @@ def _interrupted_run(big: Path, folder: Path, how: signal.Signals, delay: float,
     deadline = time.monotonic() + 10
     while _session(proc.pid) and time.monotonic() < deadline:
         time.sleep(0.05)
+    left = _session(proc.pid)
+    if left:  # end them (they hold stderr open), then fail
+        os.killpg(proc.pid, signal.SIGKILL)
     err = proc.stderr.read().decode()
     proc.stderr.close()
-    assert _session(proc.pid) == [], f"processes left: {_session(proc.pid)}"
+    assert left == [], f"processes left: {left}"
     assert list(folder.iterdir()) == [], f"files left: {list(folder.iterdir())}"
     return rc, err
 

@@ -14,21 +14,27 @@ Sub-commands, one function each::
                                           published one (all: the whole ledger)
 
 Every user error is one line on standard error and a non-zero exit status
-(``--debug`` shows the traceback). File handling and the method options live in
+(``--debug`` shows the traceback). An interrupt (Ctrl-C, SIGTERM, SIGHUP) is a clean
+shutdown: one line, the temporary files removed, no output file, exit status 128 plus
+the signal's number (130 for Ctrl-C, 143 for SIGTERM). File handling and the method options live in
 :mod:`microagg._cli_io`; formats, strata, jobs and clusters in :mod:`microagg._cli_strata`.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import NoReturn
 
 import pandas as pd
 
 from . import __version__
 from ._cli_io import (
+    SIGNALS,
     add_method_options,
     columns_arg,
     input_file,
@@ -109,7 +115,7 @@ def _protect(args: argparse.Namespace) -> int:
     protected, info = microaggregate(df, args.k, method=args.method, columns=columns,
                                      standardize=not args.no_standardize, return_info=True,
                                      **params)
-    write_table(protected, out, sys.stdout, fmts[1])
+    write_table(protected, out, sys.stdout, fmts[1], force=args.force)
     names = ", ".join(map(str, info.columns))
     print(f"microagg: protected {len(info.columns)} column(s): {names}", file=sys.stderr)
     passed = ", ".join(map(str, info.passed_through)) or "none"
@@ -138,7 +144,7 @@ def _reproduce(args: argparse.Namespace) -> int:
         for key, value in table.attrs.get("settings", {}).items():
             print(f"microagg: setting {key} = {value}", file=sys.stderr)
     if out is not None:
-        write_table(table, out, sys.stdout)
+        write_table(table, out, sys.stdout, force=args.force)
     else:
         shown = ["reproduction", *REPRODUCE_COLUMNS] if args.name == "all" else REPRODUCE_COLUMNS
         print(table[shown].round(4).to_string(index=False))
@@ -202,13 +208,20 @@ def _parser() -> argparse.ArgumentParser:
                        "rows. The columns protected and passed through are reported on stderr. "
                        "With --strata each stratum is protected on its own and the file is "
                        "streamed, one stratum in memory at a time (on --jobs processes, or a "
-                       "Dask cluster with --scheduler).")
-    m.add_argument("input", help="CSV file with a header row, or a Parquet file")
+                       "Dask cluster with --scheduler). Temporary files live in one private "
+                       "folder beside the output, removed however the run ends; Ctrl-C, "
+                       "SIGTERM or SIGHUP stop it cleanly (no output file; exit 130, 143, "
+                       "129).")
+    m.add_argument("input", help="CSV file with a header row (.csv.gz etc. decompressed), a "
+                   "Parquet file, or - for standard input (not with --strata)")
     m.add_argument("-k", type=int, required=True, help="minimum group size")
     m.add_argument("-o", "--output",
-                   help="output CSV or Parquet file (default: CSV on standard output); never "
-                   "the input file")
-    m.add_argument("--force", action="store_true", help="replace the output file if it exists")
+                   help="output CSV or Parquet file (default, or -: CSV on standard output); "
+                   "never the input file; a name ending in .gz, .bz2, .xz or .zst is "
+                   "compressed so; it appears only when whole, never over an existing file "
+                   "(even one another run just wrote) unless --force")
+    m.add_argument("--force", action="store_true",
+                   help="replace the output file if it exists (atomically)")
     m.add_argument("--method", default="mdav", choices=list(METHODS),
                    help="microaggregation method (default mdav); see microagg.list_methods()")
     m.add_argument("--columns", help="comma-separated columns to protect (default: every "
@@ -241,14 +254,48 @@ def _parser() -> argparse.ArgumentParser:
 USER_ERRORS = (ValueError, TypeError, OSError, LookupError, ImportError)
 
 
+class Interrupted(BaseException):
+    """A signal asked the run to stop (raised by the handler of :data:`SIGNALS`)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum: int, frame: object) -> None:
+    for sig in SIGNALS:  # a second Ctrl-C does not interrupt the cleaning up
+        signal.signal(sig, signal.SIG_IGN)
+    raise Interrupted(signum)
+
+
+@contextmanager
+def _clean_shutdown() -> Iterator[None]:
+    """Ctrl-C, SIGTERM and SIGHUP raise :class:`Interrupted` while the block runs, so every
+    ``finally`` runs (temporary files removed, workers ended); handlers restored after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {sig: signal.getsignal(sig) for sig in SIGNALS}
+    try:
+        for sig in SIGNALS:
+            signal.signal(sig, _stop)
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``microagg`` command."""
     args = _parser().parse_args(argv)
     try:
-        return int(args.func(args))
-    except KeyboardInterrupt:
-        print("microagg: interrupted", file=sys.stderr)
-        return 130
+        with _clean_shutdown():
+            return int(args.func(args))
+    except (KeyboardInterrupt, Interrupted) as err:
+        signum = getattr(err, "signum", signal.SIGINT)
+        print(f"microagg: interrupted ({signal.Signals(signum).name}): stopped, temporary "
+              "files removed, no output file written", file=sys.stderr)
+        return 128 + int(signum)
     except Exception as err:
         if args.debug:
             raise

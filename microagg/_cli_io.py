@@ -1,9 +1,14 @@
 """Helpers of the command line (:mod:`microagg._cli`): files, method options, errors.
 
-* Input and output files: the input must be a readable file; the output may not be
-  the input, an existing file is replaced only with ``--force``, and it is written
-  to a temporary file in the same folder and then renamed over the target, so a
-  failed run never leaves half a file.
+* Input and output files: the input must be a readable file (``-``: standard
+  input); the output may not be the input. Every temporary file of a run lives in
+  one private folder (mode 0700, :func:`run_folder`) beside the output, removed
+  however the run ends (a watchdog process removes it even after ``kill -9``). The
+  output is written there and then published under its name without ever replacing
+  a file that exists, even one another run created meanwhile (:func:`publish`);
+  ``--force`` replaces it atomically. A failed or interrupted run leaves no half file.
+* Compression follows the output name: ``.gz``, ``.bz2``, ``.xz`` or ``.zst``
+  (:data:`COMPRESSIONS`); another compression suffix is an error.
 * Method options: every option of every registered method (:data:`METHOD_OPTIONS`,
   one entry per name in the registry's ``options``) has a command-line flag; a flag
   the chosen method does not take is an error naming it.
@@ -15,20 +20,28 @@
 from __future__ import annotations
 
 import argparse
+import ctypes
+import errno
+import io
 import os
+import shutil
+import signal
+import subprocess
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pandas as pd
 
 from ._methods import METHODS
 
-__all__ = ["METHOD_OPTIONS", "add_method_options", "method_params", "input_file",
-           "output_target", "read_table", "write_table", "columns_arg", "list_arg",
-           "atomic_target", "one_line"]
+__all__ = ["METHOD_OPTIONS", "COMPRESSIONS", "add_method_options", "method_params",
+           "input_file", "output_target", "read_table", "write_table", "columns_arg", "list_arg",
+           "run_folder", "guard", "atomic_target", "publish", "compression_of", "open_output",
+           "signals_held", "one_line"]
 
 
 def _yes_no(text: str) -> bool:
@@ -106,12 +119,16 @@ def list_arg(text: str | None, flag: str, otherwise: str = "") -> list[str] | No
     return names
 
 
-def input_file(name: str) -> Path:
+def input_file(name: str) -> Path | None:
+    """The input file (``None``: ``-``, standard input), checked before any work is done."""
+    if name == "-":
+        return None
     path = Path(name)
     if not path.exists():
-        raise FileNotFoundError(f"input file {name} does not exist")
-    if not path.is_file():
-        raise IsADirectoryError(f"input {name} is a folder, not a CSV file")
+        raise FileNotFoundError(f"input file {name} does not exist (give - to read standard "
+                                "input)")
+    if path.is_dir():
+        raise IsADirectoryError(f"input {name} is a folder, not a CSV or Parquet file")
     return path
 
 
@@ -120,6 +137,11 @@ def output_target(name: str | None, source: Path | None, force: bool) -> Path | 
     if name is None or name == "-":
         return None
     out = Path(name)
+    limit = (os.pathconf(out.parent, "PC_NAME_MAX")
+             if hasattr(os, "pathconf") and out.parent.is_dir() else 255)
+    if len(os.fsencode(out.name)) > limit:
+        raise ValueError(f"the output file name is {len(os.fsencode(out.name))} bytes long, "
+                         f"more than the {limit} its folder allows: choose a shorter name")
     if source is not None and (out.resolve() == source.resolve()
                                or (out.exists() and os.path.samefile(out, source))):
         raise ValueError(f"refusing to write over the input file {source}: choose another "
@@ -128,60 +150,289 @@ def output_target(name: str | None, source: Path | None, force: bool) -> Path | 
         raise IsADirectoryError(f"output {name} is a folder; give a file name with -o")
     if not out.parent.is_dir():
         raise FileNotFoundError(f"the folder {out.parent} of the output file does not exist")
-    if out.exists() and not force:
+    if (out.exists() or out.is_symlink()) and not force:
         raise FileExistsError(f"output file {name} exists; use --force to replace it")
+    compression_of(out)  # an unsupported compression is refused before any work
     return out
 
 
-def read_table(path: Path, fmt: str = "csv") -> pd.DataFrame:
+def read_table(path: Path | None, fmt: str = "csv") -> pd.DataFrame:
+    """The whole table of ``path`` (``None``: standard input, read in full first)."""
+    from ._stream import read_csv
+
+    source: Any = path
+    if path is None:
+        source = io.BytesIO(getattr(sys.stdin, "buffer", sys.stdin).read())
+    name = "standard input" if path is None else str(path)
     if fmt == "parquet":
         from ._stream import require_pyarrow
 
         pa = require_pyarrow("reading Parquet")
         try:
-            return pd.read_parquet(path, engine="pyarrow")
+            return pd.read_parquet(source, engine="pyarrow")
         except pa.ArrowException as err:
-            raise ValueError(f"cannot read {path} as a Parquet file: {one_line(err)}") from None
+            raise ValueError(f"cannot read {name} as a Parquet file: {one_line(err)}") from None
+    return read_csv(source, name)
+
+
+#: Compressions of a CSV output, by the output's last suffix: the codec pandas names.
+COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz", ".zst": "zstd"}
+#: Suffixes of compressions (or archives) that are not written: an error naming them.
+_UNWRITTEN = (".zip", ".tar", ".tgz", ".tbz2", ".txz", ".z", ".lz4", ".7z", ".br", ".lzma",
+              ".zz", ".sz", ".snappy")
+
+
+def compression_of(out: Path | None) -> str | None:
+    """The compression of the output file ``out``, from its name (``None``: plain)."""
+    if out is None:
+        return None
+    suffix = out.suffix.lower()
+    if suffix in _UNWRITTEN:
+        raise ValueError(f"output {out.name}: {suffix} is not written; name the output .csv, "
+                         f"or compress it with {', '.join(COMPRESSIONS)} (e.g. out.csv.gz)")
+    codec = COMPRESSIONS.get(suffix)
+    if codec == "zstd":
+        try:
+            import zstandard  # noqa: F401
+        except ImportError:
+            raise ImportError(f"output {out.name}: writing .zst needs the zstandard package, "
+                              "which is not installed: pip install zstandard (or use .gz or "
+                              ".xz)") from None
+    return codec
+
+
+@contextmanager
+def open_output(path: str | Path, compression: str | None) -> Iterator[IO[str]]:
+    """A text file to write CSV to at ``path``, compressed as ``compression`` (a codec of
+    :data:`COMPRESSIONS`). The gzip header holds no name or time, so the same table
+    gives the same bytes."""
+    if compression is None:
+        with open(path, "w", newline="") as fh:
+            yield fh
+        return
+    if compression == "gzip":
+        import gzip
+
+        raw: Any = open(path, "wb")
+        binary: Any = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)
+    elif compression == "bz2":
+        import bz2
+
+        raw, binary = None, bz2.open(path, "wb")
+    elif compression == "xz":
+        import lzma
+
+        raw, binary = None, lzma.open(path, "wb")
+    else:
+        import zstandard
+
+        raw, binary = None, zstandard.open(path, "wb")
     try:
-        return pd.read_csv(path)
-    except (ValueError, pd.errors.ParserError) as err:  # empty, malformed, not text
-        raise ValueError(f"cannot read {path} as a CSV table with a header row: "
-                         f"{one_line(err)}") from None
+        with io.TextIOWrapper(binary, encoding="utf-8", newline="") as fh:
+            yield fh
+    finally:
+        if raw is not None:
+            raw.close()
 
 
-def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv") -> None:
-    """Write ``df`` to ``out`` atomically (temporary file, then rename), or CSV to stdout."""
+def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv", *,
+                folder: Path | None = None, force: bool = False) -> None:
+    """Write ``df`` to ``out`` (compressed as its name says), or CSV to ``stdout``.
+
+    The file is written in ``folder`` (a :func:`run_folder`; one is made if not given)
+    and published under its name only once it is whole (:func:`atomic_target`).
+    """
     if out is None:
         df.to_csv(stdout, index=False)
+        return
+    if folder is None:
+        with run_folder(out) as made:
+            write_table(df, out, stdout, fmt, folder=made, force=force)
         return
     if fmt == "parquet":
         from ._stream import require_pyarrow
 
         require_pyarrow("writing Parquet")
-        with atomic_target(out) as tmp:
+    with atomic_target(out, folder, force=force) as tmp:
+        if fmt == "parquet":
             df.to_parquet(tmp, engine="pyarrow")
-        return
-    with atomic_target(out) as tmp, open(tmp, "w", newline="") as fh:
-        df.to_csv(fh, index=False)
+        else:
+            with open_output(tmp, compression_of(out)) as fh:
+                df.to_csv(fh, index=False)
+
+
+# --------------------------------------------------------------------------------------
+# the run's private folder, and publishing the output
+# --------------------------------------------------------------------------------------
+
+#: The signals a run handles as a clean shutdown (Ctrl-C, ``kill``, a closed terminal).
+SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                if hasattr(signal, name))
+
+#: The watchdog: reads, until end of file, the ids of the run's worker processes; its
+#: standard input is a pipe whose write end only the run holds, so end of file means the
+#: run has ended, however it ended (``kill -9`` included). Unless the run said ``end``
+#: (it ended its workers and removed its folder itself), it kills the workers still
+#: there and removes the run's folder. It never takes a signal itself (they are held).
+_WATCHDOG = """import os, shutil, signal, sys, time
+lines = sys.stdin.read().split()
+if lines[-1:] != ["end"]:
+    for pid in map(int, lines):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                ours = b"multiprocessing" in fh.read()
+        except OSError:
+            ours = not os.path.isdir("/proc")
+        if ours:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+for _ in range(50):
+    shutil.rmtree(sys.argv[1], ignore_errors=True)
+    if not os.path.lexists(sys.argv[1]):
+        break
+    time.sleep(0.1)
+"""
+#: The watchdog of each run folder (see :func:`guard`).
+_WATCHDOGS: dict[Path, subprocess.Popen[bytes]] = {}
 
 
 @contextmanager
-def atomic_target(out: Path) -> Iterator[str]:
-    """A temporary file beside ``out``, renamed over it when the block succeeds.
+def signals_held() -> Iterator[None]:
+    """Hold back :data:`SIGNALS` in this thread (delivered at the end): a process started
+    meanwhile begins with them blocked, so Ctrl-C cannot kill it half started, with a
+    traceback, before it sets up its own handling."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
-    A failure leaves ``out`` as it was and no temporary file behind.
+
+@contextmanager
+def run_folder(near: Path | None) -> Iterator[Path]:
+    """A private folder (mode 0700) for every temporary file of a run: beside ``near``
+    (the output file, so the output is published by a rename on one file system), else
+    in the system's temporary folder.
+
+    It is removed when the block ends, however it ends; if this process is killed
+    (``kill -9``), a watchdog process (:data:`_WATCHDOG`) removes it.
     """
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    os.close(fd)
+    where = None if near is None else near.parent
+    try:
+        folder = Path(tempfile.mkdtemp(prefix=".microagg-", dir=where))
+    except OSError as err:
+        raise type(err)(f"cannot write in the folder {where or tempfile.gettempdir()} of the "
+                        f"output ({err.strerror}): choose another output folder") from None
+    watchdog = None
+    try:
+        with signals_held():
+            try:
+                watchdog = subprocess.Popen(
+                    [sys.executable, "-I", "-S", "-c", _WATCHDOG, str(folder)],
+                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            except OSError:  # no Python to start (an embedded interpreter): no watchdog
+                watchdog = None
+        if watchdog is not None:
+            _WATCHDOGS[folder] = watchdog
+        yield folder
+    finally:
+        _WATCHDOGS.pop(folder, None)
+        shutil.rmtree(folder, ignore_errors=True)
+        if watchdog is not None:
+            try:
+                watchdog.communicate(b"end\n")
+            except OSError:  # the watchdog is gone (killed): nothing to tell it
+                watchdog.wait()
+
+
+def guard(folder: Path, pids: list[int]) -> None:
+    """Have the watchdog of the run ``folder`` kill these worker processes if the run is
+    killed before it ends them itself."""
+    watchdog = _WATCHDOGS.get(folder)
+    if watchdog is not None and watchdog.stdin is not None:
+        watchdog.stdin.write("".join(f"{pid}\n" for pid in pids).encode())
+        watchdog.stdin.flush()
+
+
+@contextmanager
+def atomic_target(out: Path | None, folder: Path, *, force: bool = False
+                  ) -> Iterator[str | None]:
+    """A temporary file in the run's ``folder``, published as ``out`` when the block
+    succeeds (:func:`publish`); ``None`` for standard output (``out`` is ``None``).
+
+    A failure leaves ``out`` as it was and no temporary file behind. The temporary
+    file's name is short, so any name legal for ``out`` works.
+    """
+    if out is None:
+        yield None
+        return
+    tmp = str(folder / ("output" + "".join(out.suffixes[-2:])[:40]))
     try:
         yield tmp
         mask = os.umask(0)
         os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)  # as an ordinary new file (mkstemp makes it private)
-        os.replace(tmp, out)
+        os.chmod(tmp, 0o666 & ~mask)  # as an ordinary new file
+        publish(tmp, out, force=force)
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+
+
+#: ``renameat2``'s flag: fail if the target exists (``linux/fs.h``); ``AT_FDCWD``.
+_RENAME_NOREPLACE, _AT_FDCWD = 1, -100
+
+
+def publish(tmp: str, out: Path, *, force: bool = False) -> None:
+    """Give the finished file ``tmp`` its name ``out``, atomically.
+
+    Without ``force`` an existing ``out`` is never replaced, even one created by another
+    run a moment ago: ``renameat2(RENAME_NOREPLACE)`` (Linux), else a hard link (which
+    fails if the name exists) then removing ``tmp``; the error names the file. With
+    ``force``, :func:`os.replace`.
+    """
+    if force:
+        os.replace(tmp, out)
+        return
+    try:
+        if not _rename_noreplace(tmp, out):
+            try:
+                os.link(tmp, out)
+            except OSError as err:
+                if err.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EMLINK):
+                    raise
+                if os.path.lexists(out):  # no hard links here: check, then rename
+                    raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST)) from None
+                os.rename(tmp, out)
+            else:
+                os.remove(tmp)
+    except FileExistsError:
+        raise FileExistsError(f"output file {out} exists (another run wrote it meanwhile?); "
+                              "nothing was replaced: use --force to replace it, or choose "
+                              "another name") from None
+
+
+def _rename_noreplace(tmp: str, out: Path) -> bool:
+    """``renameat2(tmp, out, RENAME_NOREPLACE)``; ``False`` where it is not available."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        rename = libc.renameat2
+    except (OSError, AttributeError):  # a C library without it (glibc < 2.28, musl < 1.2.?)
+        return False
+    rename.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                       ctypes.c_uint]
+    if rename(_AT_FDCWD, os.fsencode(tmp), _AT_FDCWD, os.fsencode(out), _RENAME_NOREPLACE) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):  # not on this file system
+        return False
+    raise OSError(code, os.strerror(code), str(out))
 
 
 def one_line(err: BaseException) -> str:

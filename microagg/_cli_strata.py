@@ -5,20 +5,41 @@ The options added to ``protect`` (:func:`add_options`) and the stratified run
 one unit (a stratum, with any small strata merged into it) in memory at a time, on
 ``--jobs`` local processes or the workers of a Dask cluster (``--scheduler``), with a
 progress bar and a report on standard error.
+
+Every temporary file (the spill, the units' files, the output before it is
+published) lives in the run's private folder (:func:`microagg._cli_io.run_folder`).
+The local worker processes ignore Ctrl-C (the main process handles it and ends them)
+and end when the main process ends, however it ends: on Linux the kernel kills them
+(``PR_SET_PDEATHSIG``), elsewhere they watch the main process's id.
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import ctypes
 import multiprocessing
+import multiprocessing.resource_tracker
+import os
+import signal
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-from ._cli_io import atomic_target, list_arg
+from ._cli_io import (
+    SIGNALS,
+    atomic_target,
+    compression_of,
+    guard,
+    list_arg,
+    open_output,
+    run_folder,
+    signals_held,
+)
 from ._protect import _check_call
 from ._strata import SMALL_STRATA, check_policy, strata_list
 from ._stream import (
@@ -28,7 +49,6 @@ from ._stream import (
     merge_lines,
     protect_stream,
     sample_frame,
-    spill_folder,
 )
 
 __all__ = ["add_options", "check_options", "protect_by_strata", "formats"]
@@ -57,8 +77,16 @@ def add_options(m: argparse.ArgumentParser) -> None:
                    "on a terminal, for runs longer than a second)")
 
 
-def formats(args: argparse.Namespace, source: Path, out: Path | None) -> tuple[str, str]:
-    """Input and output formats; Parquet to standard output is an error."""
+def formats(args: argparse.Namespace, source: Path | None, out: Path | None
+            ) -> tuple[str, str]:
+    """Input and output formats; Parquet to standard output, and a compressed Parquet
+    name (``.parquet.gz``: Parquet compresses inside the file), are errors."""
+    for path in (source, out):
+        if path is not None and compression_of(path) is not None and file_format(
+                path.with_suffix(""), None) == "parquet":
+            raise ValueError(f"{path.name}: Parquet is compressed inside the file (snappy); "
+                             f"name it {path.with_suffix('').name}, without "
+                             f"{path.suffix}")
     fin, fout = file_format(source, args.format), file_format(out, args.format)
     if out is None and fout == "parquet":
         raise ValueError("Parquet is not written to standard output: give the output file "
@@ -82,10 +110,18 @@ def check_options(args: argparse.Namespace) -> list[str] | None:
     return strata
 
 
-def protect_by_strata(args: argparse.Namespace, source: Path, out: Path | None,
+def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path | None,
                       fmts: tuple[str, str], params: dict[str, Any], columns: Any,
                       strata: list[str]) -> int:
-    """Stream ``source`` stratum by stratum into ``out`` (or stdout) and report on stderr."""
+    """Stream ``source`` stratum by stratum into ``out`` (or stdout) and report on stderr.
+
+    The spill, the units and the output are written in one private folder; the output
+    is published under its name only when the run succeeds.
+    """
+    if source is None or not source.is_file():
+        shown = "standard input (-)" if source is None else f"{source} (not a regular file)"
+        raise ValueError(f"--strata reads its input more than once, so it cannot read "
+                         f"{shown}: save the input to a file first, or leave out --strata")
     lean_memory()
     sample = sample_frame(source, fmts[0])
     _, columns, notes = _check_call(sample, args.method, columns, params, strata)
@@ -93,17 +129,24 @@ def protect_by_strata(args: argparse.Namespace, source: Path, out: Path | None,
         k=args.k, method=args.method, params=params, columns=columns,
         strata=strata_list(strata, sample.columns),
         policy=check_policy(args.small_strata or "error"), standardize=not args.no_standardize)
-    with _executor(args) as (executor, window, remote), _target(out, fmts[1]) as target:
-        report = protect_stream(source, fmts[0], target, fmts[1], settings, executor=executor,
-                                window=window, remote=remote, progress=_bars(args.progress),
-                                spill_dir=spill_folder(out))
+    with run_folder(out) as folder, _executor(args, folder) as (executor, window, remote), \
+            atomic_target(out, folder, force=args.force) as tmp:
+        with _output(tmp, fmts[1], compression_of(out)) as target:
+            report = protect_stream(source, fmts[0], target, fmts[1], settings,
+                                    executor=executor, window=window, remote=remote,
+                                    progress=_bars(args.progress), workdir=folder)
     _report(args, settings, sample, notes, report)
     return 0
 
 
 @contextmanager
-def _executor(args: argparse.Namespace) -> Iterator[tuple[cf.Executor | None, int, bool]]:
-    """``(executor, units in flight, remote)``: none, local processes, or a Dask cluster."""
+def _executor(args: argparse.Namespace, folder: Path
+              ) -> Iterator[tuple[cf.Executor | None, int, bool]]:
+    """``(executor, units in flight, remote)``: none, local processes, or a Dask cluster.
+
+    Local processes are ended at once on an interrupt, and by the run folder's watchdog
+    if this process is killed (:func:`microagg._cli_io.guard`).
+    """
     if args.scheduler is not None:
         try:
             from distributed import Client
@@ -120,26 +163,78 @@ def _executor(args: argparse.Namespace) -> Iterator[tuple[cf.Executor | None, in
         yield None, 1, False
         return
     spawn = multiprocessing.get_context("spawn")  # no fork of a process running threads
-    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=spawn,
-                                initializer=lean_memory) as pool:
+    # started first: starting it unblocks SIGINT and SIGTERM in this thread
+    multiprocessing.resource_tracker.ensure_running()
+    with signals_held():  # the pool's processes start with Ctrl-C held back
+        pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=spawn,
+                                      initializer=worker_start, initargs=(os.getpid(),))
+        for _ in range(jobs):  # every worker started now (one per task submitted)
+            pool.submit(int)
+        guard(folder, list(_processes(pool)))
+    try:
         yield pool, jobs + 1, False  # one unit waiting, so no worker idles while we write
+    except Exception:
+        pool.shutdown(wait=True)  # the units running have been waited for
+        raise
+    except BaseException:  # an interrupt: the workers end now, their units unfinished
+        for process in _processes(pool).values():
+            process.kill()
+        pool.shutdown(wait=True)
+        raise
+    pool.shutdown(wait=True)
 
 
-def _target(out: Path | None, fmt: str) -> Any:
-    """The output to write to: a temporary file renamed over ``out`` at the end, or stdout."""
-    if out is None:
-        return nullcontext(sys.stdout)
-    return _atomic(out, fmt)
+def _processes(pool: cf.ProcessPoolExecutor) -> dict[int, Any]:
+    """The pool's worker processes by id (``ProcessPoolExecutor`` keeps them, unnamed)."""
+    return dict(getattr(pool, "_processes", None) or {})
+
+
+def worker_start(parent: int) -> None:
+    """Set up a worker process: Ctrl-C is left to the main process, the worker ends when
+    the main process ends (however it ends), and freed memory goes back to the system."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)  # held back while starting
+    if not _die_with_parent():
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:  # the main process ended before the line above
+        os._exit(1)
+    lean_memory()
+
+
+#: ``prctl`` option: the signal a process gets when its parent ends (``linux/prctl.h``).
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> bool:
+    """Ask Linux to kill this process when its parent ends; ``False`` elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
 
 
 @contextmanager
-def _atomic(out: Path, fmt: str) -> Iterator[Any]:
-    with atomic_target(out) as tmp:
-        if fmt == "parquet":
-            yield tmp
-        else:
-            with open(tmp, "w", newline="") as fh:
-                yield fh
+def _output(tmp: str | None, fmt: str, compression: str | None) -> Iterator[Any]:
+    """What the units are written to: the temporary file's name (Parquet), the file
+    opened as text (CSV, compressed as the output's name says), or standard output."""
+    if tmp is None:
+        yield sys.stdout
+    elif fmt == "parquet":
+        yield tmp
+    else:
+        fh: IO[str]
+        with open_output(tmp, compression) as fh:
+            yield fh
 
 
 def _bars(flag: bool | None) -> Callable[..., Any]:

@@ -84,7 +84,12 @@ def _local_dir() -> Path | None:
     """``$MICROAGG_DATA``, else the checkout's ``data/raw``, else a ``data/raw`` holding a file."""
     env = os.environ.get(ENV_DATA)
     if env:
-        return Path(env).expanduser()
+        folder = Path(env).expanduser()
+        if folder.exists() and not folder.is_dir():
+            raise NotADirectoryError(
+                f"{ENV_DATA}={env} names a file, not a folder: set {ENV_DATA} to the folder "
+                "holding the reference data files (or unset it)")
+        return folder
     root = checkout_root()
     if root is not None:
         return root / "data" / "raw"
@@ -233,7 +238,11 @@ def install_files(source: str | os.PathLike[str] | None,
     if dst is None:
         raise ValueError(f"no destination: give one (--dest FOLDER), or set {ENV_DATA}")
     if dst.exists() and not dst.is_dir():
-        raise NotADirectoryError(f"the destination {dst} exists and is not a folder")
+        raise NotADirectoryError(f"the destination {dst} exists and is not a folder: give "
+                                 "a folder (--dest FOLDER)")
+    if source is not None and Path(source).exists() and not Path(source).is_dir():
+        raise NotADirectoryError(f"the source {source} is a file: give the folder holding "
+                                 "the reference data files (--source FOLDER), or --download")
     dst.mkdir(parents=True, exist_ok=True)
     for fname in _names(names):
         expected, d = FILES[fname]["sha256"], dst / fname
@@ -255,11 +264,18 @@ def install_files(source: str | os.PathLike[str] | None,
 
 
 def _copy_verified(src: Path, dst: Path, fname: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{fname}.", suffix=".part", dir=dst.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{fname}.", suffix=".part", dir=dst.parent)
+    except OSError as err:  # a read-only or full folder
+        raise type(err)(f"cannot write {fname} into {dst.parent} ({err.strerror}): choose "
+                        "a folder you can write to (--dest FOLDER)") from None
     os.close(fd)
     try:
         shutil.copyfile(src, tmp)
         _verified(Path(tmp), fname)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)  # as an ordinary new file (mkstemp makes it private)
         os.replace(tmp, dst)
     finally:
         if os.path.exists(tmp):
@@ -267,13 +283,21 @@ def _copy_verified(src: Path, dst: Path, fname: str) -> None:
 
 
 def _remove_old_caches(folder: Path) -> None:
-    """Delete the parsed copies (pickles) and stamps that older versions kept in ``.cache``."""
+    """Delete the parsed copies (pickles) and stamps that older versions kept in ``.cache``.
+
+    Nothing is written when there is no such folder (a read-only folder of verified files
+    works); one that cannot be changed is left as it is (nothing reads it)."""
     old = folder / ".cache"
-    for fname in FILES:
-        for suffix in (".pkl", ".sha256ok"):
-            (old / f"{fname}{suffix}").unlink(missing_ok=True)
-    if old.is_dir() and not any(old.iterdir()):
-        old.rmdir()
+    if not old.is_dir():
+        return
+    try:
+        for fname in FILES:
+            for suffix in (".pkl", ".sha256ok"):
+                (old / f"{fname}{suffix}").unlink(missing_ok=True)
+        if not any(old.iterdir()):
+            old.rmdir()
+    except OSError:  # read-only: the old copies stay, unused
+        pass
 
 
 def file_status() -> list[dict[str, str]]:

@@ -5,9 +5,10 @@
 1. **Split.** The input is read in batches of :data:`BATCH_ROWS` rows (Parquet row
    batches; CSV chunks). Each batch updates the per-stratum statistics (records, means
    and sums of squares of the protected columns, :func:`microagg._strata.moments`) and
-   is written, sorted by stratum, to one temporary Arrow IPC file beside the output:
-   one record batch per stratum and input batch, with an index of which record batches
-   hold which stratum.
+   is written, sorted by stratum, to one temporary Arrow IPC file in the run's private
+   folder (beside the output, removed however the run ends: see
+   :func:`microagg._cli_io.run_folder`): one record batch per stratum and input batch,
+   with an index of which record batches hold which stratum.
 2. **Protect.** The small-strata policy is applied to the statistics
    (:func:`microagg._strata.plan_strata`); then each unit (a stratum, with the small
    strata merged into it) is read back from the temporary file, microaggregated
@@ -45,11 +46,16 @@ on the first batch.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import csv
 import ctypes
+import io
 import os
 import platform
+import re
 import tempfile
+import warnings
 from collections.abc import Callable, Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,7 +77,7 @@ from ._validate import as_matrix, check_k
 
 __all__ = ["BATCH_ROWS", "ROW", "file_format", "require_pyarrow", "lean_memory", "sample_frame",
            "StreamSettings", "UnitSummary", "protect_stream", "protect_unit", "read_unit",
-           "merge_lines", "spill_folder"]
+           "merge_lines", "read_csv"]
 
 #: Rows per batch when reading (memory per batch: this many rows of the file).
 BATCH_ROWS = 65_536
@@ -137,11 +143,60 @@ def sample_frame(source: Path, fmt: str, rows: int = BATCH_ROWS) -> pd.DataFrame
         first = next(reader.iter_batches(batch_size=rows), None)
         return (first.to_pandas() if first is not None
                 else reader.schema_arrow.empty_table().to_pandas())
+    return read_csv(source, str(source), nrows=rows)
+
+
+def read_csv(source: Any, name: str, **options: Any) -> pd.DataFrame:
+    """``pd.read_csv(source, **options)``; a file that is not a CSV table with a header
+    row is an error naming ``name``, and so is a row with more fields than the header
+    (naming its line): pandas would take such a first row's first field as the row
+    index and drop it."""
     try:
-        return pd.read_csv(source, nrows=rows)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            return pd.read_csv(source, index_col=False, **options)
+    except pd.errors.ParserWarning:
+        raise ValueError(_long_row(source, name)) from None
     except (ValueError, pd.errors.ParserError) as err:
-        raise ValueError(f"cannot read {source} as a CSV table with a header row: "
-                         f"{' '.join(str(err).split())}") from None
+        raise ValueError(_csv_error(err, name)) from None
+
+
+def _csv_error(err: Exception, name: str) -> str:
+    text = " ".join(str(err).split())
+    found = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", text)
+    if found:
+        fields, line, saw = found.groups()
+        return (f"{name}, line {line}: {saw} fields where the header has {fields}: fix the row "
+                "(a value holding the delimiter must be quoted)")
+    return f"cannot read {name} as a CSV table with a header row: {text}"
+
+
+def _long_row(source: Any, name: str) -> str:
+    """The error for the first row of ``source`` with more fields than its header."""
+    import bz2
+    import gzip
+    import lzma
+
+    try:
+        if isinstance(source, io.BytesIO):
+            source.seek(0)
+            handle: Any = nullcontext(io.TextIOWrapper(source, newline=""))
+        else:  # plain, or compressed as the name says (as pandas reads it)
+            opener: Any = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(
+                Path(source).suffix.lower(), open)
+            handle = opener(source, "rt", newline="")
+        with handle as opened:
+            rows = csv.reader(opened)
+            header = next(rows, [])
+            for row in rows:
+                if len(row) > len(header):
+                    return (f"{name}, line {rows.line_num}: {len(row)} fields where the "
+                            f"header has {len(header)}: fix the row (a value holding the "
+                            "delimiter must be quoted)")
+    except (OSError, csv.Error, UnicodeDecodeError, EOFError, lzma.LZMAError):
+        pass  # read once only (a pipe), or another compression: the row is not located
+    return (f"{name}: the first row has more fields than the header: fix it (a value "
+            "holding the delimiter must be quoted)")
 
 
 @dataclass(frozen=True)
@@ -180,8 +235,11 @@ def _parquet(source: Path) -> Any:
 def _csv_batches(source: Path, columns: list[Any], names: list[Any]) -> Iterator[pd.DataFrame]:
     text = {c: str for c in names if c not in set(columns)}
     reader = pd.read_csv(source, chunksize=BATCH_ROWS, dtype=text, keep_default_na=False,
-                         na_values={c: _NA_TEXT for c in columns})
-    yield from reader
+                         na_values={c: _NA_TEXT for c in columns}, index_col=False)
+    try:
+        yield from reader
+    except pd.errors.ParserError as err:  # a row further on than the first batch
+        raise ValueError(_csv_error(err, str(source))) from None
 
 
 def _batches(source: Path, fmt: str, settings: StreamSettings) -> Iterator[tuple[pd.DataFrame,
@@ -195,7 +253,7 @@ def _batches(source: Path, fmt: str, settings: StreamSettings) -> Iterator[tuple
             for batch in reader.iter_batches(batch_size=BATCH_ROWS, row_groups=[group]):
                 yield batch.select(keep).to_pandas(), batch
         return
-    names = list(pd.read_csv(source, nrows=0).columns)
+    names = list(pd.read_csv(source, nrows=0, index_col=False).columns)
     schema = pa.schema([(str(c), pa.float64() if c in set(settings.columns) else pa.string())
                         for c in names])
     for chunk in _csv_batches(source, settings.columns, names):
@@ -429,14 +487,18 @@ class _Output:
 def protect_stream(source: Path, fmt: str, target: Any, out_fmt: str,
                    settings: StreamSettings, *, executor: cf.Executor | None = None,
                    window: int = 1, remote: bool = False, progress: Callable[..., Any],
-                   spill_dir: Path | None = None) -> dict[str, Any]:
+                   workdir: Path | None = None) -> dict[str, Any]:
     """Protect ``source`` by strata into ``target`` (an open file); return the report.
 
     ``progress(total=, desc=, unit=)`` makes a tqdm-like bar. ``remote``: send each
     unit's rows to the executor's workers (they cannot read the spill file).
+    ``workdir``: the private folder the spill and unit files go to (the caller removes
+    it); by default a temporary folder removed at the end.
     """
     pa = require_pyarrow("protecting a file by strata")
-    with tempfile.TemporaryDirectory(prefix=".microagg-", dir=spill_dir) as tmp:
+    folder = (nullcontext(str(workdir)) if workdir is not None
+              else tempfile.TemporaryDirectory(prefix=".microagg-"))
+    with folder as tmp:
         spill = Path(tmp) / "strata.arrow"
         total = _row_count(source, fmt)
         with progress(total=total, desc="reading", unit="rows") as bar:
@@ -513,11 +575,12 @@ def _pipeline(n: int, submit: Callable[[int], cf.Future], window: int,
             while written in finished:
                 done(*finished.pop(written), written)
                 written += 1
-    finally:
+    except Exception:
         for fut in running:
             fut.cancel()
         if drain:
             cf.wait(list(running))
+        raise
 
 
 def merge_lines(plan: Any, strata: list[Any]) -> list[str]:
@@ -526,11 +589,3 @@ def merge_lines(plan: Any, strata: list[Any]) -> list[str]:
     return [f"merged stratum {describe_key(strata, small)} ({plan.sizes[pos[small]]} "
             f"records) into {describe_key(strata, target)} (nearest centroid)"
             for small, target in plan.merged.items()]
-
-
-def spill_folder(target: Path | None) -> Path | None:
-    """Where the temporary split file goes: beside the output file (else the temp folder)."""
-    if target is None:
-        return None
-    folder = target.parent
-    return folder if os.access(folder, os.W_OK) else None

@@ -38,9 +38,18 @@ from ._cli_io import (
     read_table,
     write_table,
 )
-from ._cli_strata import add_options, check_options, formats, protect_by_strata
+from ._cli_strata import (
+    add_options,
+    add_release_options,
+    check_options,
+    formats,
+    print_roles,
+    protect_by_strata,
+    release_options,
+)
 from ._methods import METHODS
 from ._protect import microaggregate
+from ._release import check_release, decide_roles, profile_frame, protectable
 from .reproductions._entries import ENTRIES
 
 __all__ = ["main"]
@@ -102,20 +111,24 @@ def _protect(args: argparse.Namespace) -> int:
     fmts = formats(args, source, out)
     params = method_params(args)
     columns = columns_arg(args.columns)
+    choice = release_options(args)
     strata = check_options(args)
     if strata is not None:
-        return protect_by_strata(args, source, out, fmts, params, columns, strata)
+        return protect_by_strata(args, source, out, fmts, params, columns, strata, choice)
     df = read_table(source, fmts[0])
-    protected, info = microaggregate(df, args.k, method=args.method, columns=columns,
+    profiles = profile_frame(df, na=choice.na, text_numbers=fmts[0] == "csv")
+    roles = decide_roles(list(df.columns), profiles, columns=columns, keep=choice.keep,
+                         keep_rest=choice.keep_rest)
+    protected, info = microaggregate(protectable(df, roles.protect, na=choice.na), args.k,
+                                     method=args.method, columns=roles.protect, keep=roles.keep or None,
+                                     keep_rest=choice.keep_rest,
                                      standardize=not args.no_standardize, return_info=True,
                                      **params)
-    write_table(protected, out, sys.stdout, fmts[1])
-    names = ", ".join(map(str, info.columns))
-    print(f"microagg: protected {len(info.columns)} column(s): {names}", file=sys.stderr)
-    passed = ", ".join(map(str, info.passed_through)) or "none"
-    print(f"microagg: passed through unchanged: {passed}", file=sys.stderr)
-    for note in info.notes:
-        print(f"microagg: note: {note}", file=sys.stderr)
+    if out is None:  # standard output: the audit reads the table before it is printed
+        check_release(df, protected, args.k, roles)
+    write_table(protected, out, sys.stdout, fmts[1],
+                check=lambda tmp: check_release(source, tmp, args.k, roles, fmts))
+    print_roles(roles, sys.stderr)
     print(f"{args.method}, k={args.k}: {info.n_groups} groups, sizes "
           f"{info.group_sizes.min()}..{info.group_sizes.max()}, "
           f"IL = {info.information_loss:.4f}% (SSE {info.sse:.4f} / SST {info.sst:.4f})",
@@ -198,8 +211,12 @@ def _parser() -> argparse.ArgumentParser:
     m = sub.add_parser("protect", parents=[common],
                        help="microaggregate the numeric columns of a CSV or Parquet table",
                        description="Microaggregate columns of a CSV or Parquet table: every "
-                       "released combination of the protected columns is shared by at least k "
-                       "rows. The columns protected and passed through are reported on stderr. "
+                       "released combination of the strata and protected columns is shared by at "
+                       "least k rows. A column that is numeric or looks numeric (numbers as text "
+                       "in any row, timedeltas, nested numbers) must be protected or kept "
+                       "(--keep), else the run stops naming it; roles are decided on the whole "
+                       "file. The output is audited before it gets its name. The columns "
+                       "protected, kept and passed through are reported on stderr. "
                        "With --strata each stratum is protected on its own and the file is "
                        "streamed, one stratum in memory at a time (on --jobs processes, or a "
                        "Dask cluster with --scheduler).")
@@ -212,9 +229,11 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--method", default="mdav", choices=list(METHODS),
                    help="microaggregation method (default mdav); see microagg.list_methods()")
     m.add_argument("--columns", help="comma-separated columns to protect (default: every "
-                   "numeric column, except a first column that is a row index)")
+                   "numeric column, except strata, kept columns and a first column that is a "
+                   "row index)")
     m.add_argument("--no-standardize", action="store_true",
                    help="build groups on raw values instead of z-scores")
+    add_release_options(m)
     add_options(m)
     add_method_options(m)
     m.set_defaults(func=_protect)

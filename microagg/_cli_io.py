@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from ._methods import METHODS
+from ._release import check_names, read_text_csv
 
 __all__ = ["METHOD_OPTIONS", "add_method_options", "method_params", "input_file",
            "output_target", "read_table", "write_table", "columns_arg", "list_arg",
@@ -134,23 +135,31 @@ def output_target(name: str | None, source: Path | None, force: bool) -> Path | 
 
 
 def read_table(path: Path, fmt: str = "csv") -> pd.DataFrame:
+    """The whole table as read: a CSV file's every value as the text it is (nothing made
+    missing, no booleans), a Parquet file with its index columns as ordinary columns."""
     if fmt == "parquet":
         from ._stream import require_pyarrow
 
         pa = require_pyarrow("reading Parquet")
         try:
-            return pd.read_parquet(path, engine="pyarrow")
+            check_names(pa.parquet.read_schema(path).names)
+            return pa.parquet.read_table(path).to_pandas(ignore_metadata=True)
         except pa.ArrowException as err:
             raise ValueError(f"cannot read {path} as a Parquet file: {one_line(err)}") from None
     try:
-        return pd.read_csv(path)
+        return read_text_csv(path)
     except (ValueError, pd.errors.ParserError) as err:  # empty, malformed, not text
         raise ValueError(f"cannot read {path} as a CSV table with a header row: "
                          f"{one_line(err)}") from None
 
 
-def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv") -> None:
-    """Write ``df`` to ``out`` atomically (temporary file, then rename), or CSV to stdout."""
+def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv",
+                check: Callable[[str], Any] = lambda tmp: None) -> None:
+    """Write ``df`` to ``out`` atomically (temporary file, then rename), or CSV to stdout.
+
+    ``check(tmp)`` runs on the written temporary file before it gets its final name (the
+    release audit); an error removes it.
+    """
     if out is None:
         df.to_csv(stdout, index=False)
         return
@@ -159,10 +168,13 @@ def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv
 
         require_pyarrow("writing Parquet")
         with atomic_target(out) as tmp:
-            df.to_parquet(tmp, engine="pyarrow")
+            df.to_parquet(tmp, engine="pyarrow", index=False)
+            check(tmp)
         return
-    with atomic_target(out) as tmp, open(tmp, "w", newline="") as fh:
-        df.to_csv(fh, index=False)
+    with atomic_target(out) as tmp:
+        with open(tmp, "w", newline="") as fh:
+            df.to_csv(fh, index=False)
+        check(tmp)
 
 
 @contextmanager

@@ -257,6 +257,7 @@ class Roles:
     keep: list[Any]
     passed: list[Any]
     notes: list[str] = field(default_factory=list)
+    keep_rest: bool = False
 
 
 def check_names(names: Sequence[Any]) -> None:
@@ -317,7 +318,8 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
             passed.append(c)
     if refused:
         raise ValueError(_refusal(refused, prof))
-    return Roles(protect=list(protect), strata=strata, keep=kept, passed=passed, notes=notes)
+    return Roles(protect=list(protect), strata=strata, keep=kept, passed=passed, notes=notes,
+                 keep_rest=keep_rest)
 
 
 def _row_index(names: Sequence[Any], prof: dict[Any, ColumnProfile], rest: list[Any]) -> Any:

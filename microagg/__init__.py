@@ -45,6 +45,7 @@ from ._mdav import ivmdav, mdav, mdav_single, vmdav
 from ._methods import list_methods
 from ._optimal import UnivariateGraph, optimal_partition, optimal_univariate, univariate_graph
 from ._protect import MicroaggregationInfo, microaggregate
+from ._release import ReleaseAudit, audit
 from ._risk import (
     ScoreBreakdown,
     disclosure_risk,
@@ -103,5 +104,7 @@ __all__ = [
     # tables
     "microaggregate",
     "MicroaggregationInfo",
+    "audit",
+    "ReleaseAudit",
     "numba_enabled",
 ]

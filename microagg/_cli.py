@@ -9,6 +9,8 @@ Sub-commands, one function each::
                  [--strata COL[,COL]] [--small-strata merge] [--jobs N | --scheduler ADDR]
                                           microaggregate a CSV or Parquet table,
                                           optionally stratum by stratum
+    microagg audit ORIGINAL RELEASED -k K [--strata COL[,COL]] [--columns a,b] [--keep c]
+                                          check a release (by any tool) against its input
     microagg reproduce NAME|all [--csv FILE]
                                           regenerate a paper's table beside the
                                           published one (all: the whole ledger)
@@ -32,6 +34,7 @@ from ._cli_io import (
     add_method_options,
     columns_arg,
     input_file,
+    list_arg,
     method_params,
     one_line,
     output_target,
@@ -50,6 +53,7 @@ from ._cli_strata import (
 from ._methods import METHODS
 from ._protect import microaggregate
 from ._release import check_release, decide_roles, profile_frame, protectable
+from ._stream import file_format
 from .reproductions._entries import ENTRIES
 
 __all__ = ["main"]
@@ -68,6 +72,7 @@ EXAMPLES = """examples:
   microagg protect national.parquet -k 3 --strata region,wave --small-strata merge \
       --scheduler tcp://scheduler:8786 -o protected.parquet
   microagg data --download
+  microagg audit survey.csv protected.csv -k 3
   microagg reproduce ivmdav-table1
   microagg reproduce all --csv ledger.csv
 """
@@ -119,11 +124,10 @@ def _protect(args: argparse.Namespace) -> int:
     profiles = profile_frame(df, na=choice.na, text_numbers=fmts[0] == "csv")
     roles = decide_roles(list(df.columns), profiles, columns=columns, keep=choice.keep,
                          keep_rest=choice.keep_rest)
-    protected, info = microaggregate(protectable(df, roles.protect, na=choice.na), args.k,
-                                     method=args.method, columns=roles.protect, keep=roles.keep or None,
-                                     keep_rest=choice.keep_rest,
-                                     standardize=not args.no_standardize, return_info=True,
-                                     **params)
+    protected, info = microaggregate(
+        protectable(df, roles.protect, na=choice.na), args.k, method=args.method,
+        columns=roles.protect, keep=roles.keep or None, keep_rest=choice.keep_rest,
+        standardize=not args.no_standardize, return_info=True, **params)
     if out is None:  # standard output: the audit reads the table before it is printed
         check_release(df, protected, args.k, roles)
     write_table(protected, out, sys.stdout, fmts[1],
@@ -133,6 +137,26 @@ def _protect(args: argparse.Namespace) -> int:
           f"{info.group_sizes.min()}..{info.group_sizes.max()}, "
           f"IL = {info.information_loss:.4f}% (SSE {info.sse:.4f} / SST {info.sst:.4f})",
           file=sys.stderr)
+    return 0
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from ._release import audit
+
+    files = [input_file(args.original), input_file(args.released)]
+    fmts = tuple(file_format(f, args.format) for f in files)
+    result = audit(files[0], files[1], args.k, strata=list_arg(args.strata, "--strata"),
+                   columns=columns_arg(args.columns), keep=list_arg(args.keep, "--keep"),
+                   formats=fmts)
+    def listed(cols: list) -> str:
+        return ", ".join(map(str, cols)) or "none"
+
+    print(f"microagg: audited {result.rows} rows: protected {listed(result.protected)}; "
+          f"strata {listed(result.strata)}; kept {listed(result.kept)}; smallest released "
+          f"combination {result.smallest} rows (k={args.k})", file=sys.stderr)
+    if not result.passed:
+        raise ValueError("the release fails the audit: " + "; ".join(result.failures))
+    print("microagg: the release passes the audit", file=sys.stderr)
     return 0
 
 
@@ -237,6 +261,25 @@ def _parser() -> argparse.ArgumentParser:
     add_options(m)
     add_method_options(m)
     m.set_defaults(func=_protect)
+
+    a = sub.add_parser("audit", parents=[common],
+                       help="check a released file against its input (any tool's release)",
+                       description="Check a release against its input, e.g. sdcMicro's output: "
+                       "every released combination of strata and protected columns is shared "
+                       "by at least k rows; no released column equals an input column that is "
+                       "numeric or looks numeric unless it is kept; the row count and the kept "
+                       "columns equal the input's. Rows may be in any order. Exit status 0 if "
+                       "every check passes, 2 naming the failed checks.")
+    a.add_argument("original", help="the input file (CSV or Parquet)")
+    a.add_argument("released", help="the released file (CSV or Parquet)")
+    a.add_argument("-k", type=int, required=True, help="the promised minimum group size")
+    a.add_argument("--strata", metavar="COL[,COL]", help="strata columns")
+    a.add_argument("--columns", help="the protected columns (default: every input column "
+                   "that is numeric or looks numeric, except strata and kept columns)")
+    a.add_argument("--keep", metavar="COL[,COL]", help="columns released unchanged on purpose")
+    a.add_argument("--format", choices=["csv", "parquet"], default=None,
+                   help="format of both files (default: from their names)")
+    a.set_defaults(func=_audit)
 
     names = list(ENTRIES)
     r = sub.add_parser("reproduce", parents=[common],

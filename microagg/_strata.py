@@ -45,8 +45,9 @@ import pandas as pd
 from ._core import group_centroids, loss_summary, zscores
 from ._validate import as_matrix, column_labels
 
-__all__ = ["SMALL_STRATA", "strata_list", "recode_merged", "check_policy", "check_strata_values", "moments",
-           "combine_moments", "StrataPlan", "plan_strata", "BlockResult", "protect_block",
+__all__ = ["SMALL_STRATA", "strata_list", "recode_merged", "check_policy",
+           "check_strata_values", "moments", "combine_moments", "StrataPlan", "plan_strata",
+           "BlockResult", "protect_block",
            "stratified", "overall_loss", "describe_key", "global_spread", "strata_report"]
 
 #: The policies for a stratum with fewer than k records.

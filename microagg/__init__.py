@@ -18,6 +18,7 @@ Book: :ref:`chap-foundations`.
 """
 
 from . import datasets, published  # noqa: F401  (public subpackages)
+from ._audit import ReleaseAudit, audit
 from ._blocked import blocked
 from ._core import (
     aggregate,
@@ -45,7 +46,6 @@ from ._mdav import ivmdav, mdav, mdav_single, vmdav
 from ._methods import list_methods
 from ._optimal import UnivariateGraph, optimal_partition, optimal_univariate, univariate_graph
 from ._protect import MicroaggregationInfo, microaggregate
-from ._release import ReleaseAudit, audit
 from ._risk import (
     ScoreBreakdown,
     disclosure_risk,

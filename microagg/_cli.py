@@ -25,11 +25,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import pandas as pd
 
 from . import __version__
+from ._audit import check_release
 from ._cli_io import (
     add_method_options,
     columns_arg,
@@ -52,7 +53,7 @@ from ._cli_strata import (
 )
 from ._methods import METHODS
 from ._protect import microaggregate
-from ._release import check_release, decide_roles, profile_frame, protectable
+from ._release import decide_roles, profile_frame, protectable
 from ._stream import file_format
 from .reproductions._entries import ENTRIES
 
@@ -141,7 +142,7 @@ def _protect(args: argparse.Namespace) -> int:
 
 
 def _audit(args: argparse.Namespace) -> int:
-    from ._release import audit
+    from ._audit import audit
 
     files = [input_file(args.original), input_file(args.released)]
     fmts = tuple(file_format(f, args.format) for f in files)
@@ -200,6 +201,28 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _audit_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    """The ``audit`` sub-command's arguments."""
+    a = sub.add_parser("audit", parents=[common],
+                       help="check a released file against its input (any tool's release)",
+                       description="Check a release against its input, e.g. sdcMicro's output: "
+                       "every released combination of strata and protected columns is shared "
+                       "by at least k rows; no released column equals an input column that is "
+                       "numeric or looks numeric unless it is kept; the row count and the kept "
+                       "columns equal the input's. Rows may be in any order. Exit status 0 if "
+                       "every check passes, 2 naming the failed checks.")
+    a.add_argument("original", help="the input file (CSV or Parquet)")
+    a.add_argument("released", help="the released file (CSV or Parquet)")
+    a.add_argument("-k", type=int, required=True, help="the promised minimum group size")
+    a.add_argument("--strata", metavar="COL[,COL]", help="strata columns")
+    a.add_argument("--columns", help="the protected columns (default: every input column "
+                   "that is numeric or looks numeric, except strata and kept columns)")
+    a.add_argument("--keep", metavar="COL[,COL]", help="columns released unchanged on purpose")
+    a.add_argument("--format", choices=["csv", "parquet"], default=None,
+                   help="format of both files (default: from their names)")
+    a.set_defaults(func=_audit)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -262,24 +285,7 @@ def _parser() -> argparse.ArgumentParser:
     add_method_options(m)
     m.set_defaults(func=_protect)
 
-    a = sub.add_parser("audit", parents=[common],
-                       help="check a released file against its input (any tool's release)",
-                       description="Check a release against its input, e.g. sdcMicro's output: "
-                       "every released combination of strata and protected columns is shared "
-                       "by at least k rows; no released column equals an input column that is "
-                       "numeric or looks numeric unless it is kept; the row count and the kept "
-                       "columns equal the input's. Rows may be in any order. Exit status 0 if "
-                       "every check passes, 2 naming the failed checks.")
-    a.add_argument("original", help="the input file (CSV or Parquet)")
-    a.add_argument("released", help="the released file (CSV or Parquet)")
-    a.add_argument("-k", type=int, required=True, help="the promised minimum group size")
-    a.add_argument("--strata", metavar="COL[,COL]", help="strata columns")
-    a.add_argument("--columns", help="the protected columns (default: every input column "
-                   "that is numeric or looks numeric, except strata and kept columns)")
-    a.add_argument("--keep", metavar="COL[,COL]", help="columns released unchanged on purpose")
-    a.add_argument("--format", choices=["csv", "parquet"], default=None,
-                   help="format of both files (default: from their names)")
-    a.set_defaults(func=_audit)
+    _audit_parser(sub, common)
 
     names = list(ENTRIES)
     r = sub.add_parser("reproduce", parents=[common],

@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ._audit import check_release
 from ._cli_io import atomic_target, list_arg
 from ._protect import _check_call
-from ._release import Roles, check_release
+from ._release import Roles
 from ._strata import SMALL_STRATA, check_policy
 from ._stream import (
     StreamSettings,

@@ -132,13 +132,10 @@ def microaggregate(df: pd.DataFrame, k: int, *, method: str = "mdav", columns: A
         with the stratum of ``k`` or more whose centroid is nearest on the whole table's
         z-scores (ties: the first in sorted order), reported in ``info.merged``; its
         rows are released under that stratum's key.
-    keep : column label or sequence of column labels, optional
-        Columns released exactly as they are although they are numeric or look
-        numeric (an identifier, a weight): the explicit choice the release contract
-        asks for. Text columns holding no number are passed through without it.
-    keep_rest : bool, default False
-        Keep every column that is not protected or a stratum, numeric or not (the
-        explicit opt-out of the check below).
+    keep, keep_rest : column label(s) (optional), bool (default False)
+        Columns released exactly as they are although they look numeric (an id, a
+        weight), as the release contract asks; ``keep_rest=True`` keeps every column
+        that is not protected or a stratum. Text holding no number needs neither.
     return_info : bool, default False
         Also return a :class:`MicroaggregationInfo` (columns, IL, groups, strata).
     **params
@@ -156,11 +153,9 @@ def microaggregate(df: pd.DataFrame, k: int, *, method: str = "mdav", columns: A
         If a chosen column is not numeric, or ``method`` is not a string.
     ValueError
         On NaN/inf, an unknown method, option or column, ``k`` outside ``1..n``, a
-        constant column (if standardising), duplicate or reserved column names, or a
-        column that is numeric or looks numeric (numbers stored as text in any row,
-        timedeltas, nested numbers) but is neither protected nor kept. Strata: an
-        unknown or protected strata column, a missing stratum value, a stratum under
-        ``k`` with ``"error"``.
+        constant column (if standardising), duplicate or reserved names, a column that
+        looks numeric but is neither protected nor kept; an unknown, protected or
+        incomplete strata column, a stratum under ``k`` with ``"error"``.
 
     Examples
     --------
@@ -181,6 +176,15 @@ def microaggregate(df: pd.DataFrame, k: int, *, method: str = "mdav", columns: A
     >>> info.strata[["records", "groups"]].to_dict("index")
     {'N': {'records': 3, 'groups': 1}, 'S': {'records': 3, 'groups': 1}}
     """
+    return _protect_table(df, k, method=method, columns=columns, standardize=standardize,
+                          strata=strata, small_strata=small_strata, keep=keep,
+                          keep_rest=keep_rest, return_info=return_info, params=params)
+
+
+def _protect_table(df: Any, k: Any, *, method: Any, columns: Any, standardize: bool,
+                   strata: Any, small_strata: Any, keep: Any, keep_rest: bool,
+                   return_info: bool, params: dict[str, Any]) -> Any:
+    """:func:`microaggregate`'s work, once its arguments are named."""
     spec, roles = _check_call(df, method, columns, params, strata, keep=keep,
                               keep_rest=keep_rest)
     columns, notes = roles.protect, list(roles.notes)

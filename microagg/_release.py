@@ -18,27 +18,22 @@ memory and ``--strata`` streamed, :func:`microagg.dask.microaggregate`), decided
    fix; passing such columns through needs the explicit ``keep_rest=True``
    (``--keep-rest``).
 
-:func:`audit` checks a release against its input, for files protected by any tool:
-every released combination of strata keys and protected columns is shared by ``k`` rows
-or more, no released column equals an input numeric(-like) column unless that column was
-kept (or is k-anonymous on its own), and the row count and kept columns equal the
-input's. It reads both tables batch by batch, so it runs on files larger than memory.
+The release audit, which checks a release against these roles, is in
+:mod:`microagg._audit`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["RESERVED", "ColumnProfile", "Roles", "ReleaseAudit", "profile_frame",
+__all__ = ["RESERVED", "ColumnProfile", "Roles", "profile_frame",
            "combine_profiles", "profile_batches", "decide_roles", "check_names",
-           "numeric_text", "audit", "read_text_csv", "table_batches", "protectable",
-           "check_release"]
+           "numeric_text", "read_text_csv", "protectable"]
 
 #: Column names the engines use internally; an input column with one of them is an error.
 RESERVED = ("__microagg_row__", "__microagg_pos__", "__microagg_unit__", "__microagg_index__")
@@ -366,230 +361,10 @@ def _refusal(refused: list[Any], prof: dict[Any, ColumnProfile]) -> str:
             f"removing ',' and '$'), or keep them unchanged on purpose (keep=[...], --keep {keep})")
 
 
-# --------------------------------------------------------------------------- the audit
-
-
-@dataclass(frozen=True)
-class ReleaseAudit:
-    """What :func:`audit` found.
-
-    Attributes
-    ----------
-    passed : bool
-        True if every check passed.
-    failures : list of str
-        One sentence per failed check, naming it (``"k-anonymity"``, ``"raw column"``,
-        ``"rows"``, ``"kept column"``, ``"columns"``).
-    rows : int
-        Rows of the input.
-    protected, strata, kept : list
-        The columns audited in each role.
-    smallest : int
-        The fewest rows sharing one released combination of strata keys and protected
-        columns (0 without protected columns).
-    """
-
-    passed: bool
-    failures: list[str]
-    rows: int
-    protected: list[Any]
-    strata: list[Any]
-    kept: list[Any]
-    smallest: int
-
-
 def read_text_csv(path: Any, *, chunksize: int | None = None) -> Any:
     """A CSV file with every value read as the text it is (nothing made missing)."""
     return pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False,
                        chunksize=chunksize)
-
-
-def table_batches(table: Any, fmt: str | None = None, rows: int = 65_536
-                  ) -> Iterator[pd.DataFrame]:
-    """A DataFrame (one batch), or a CSV (as text) or Parquet file (index columns as
-    ordinary columns) batch by batch."""
-    if isinstance(table, pd.DataFrame):
-        yield table
-        return
-    path = Path(table)
-    fmt = fmt or ("parquet" if path.suffix.lower() in (".parquet", ".pq", ".parq") else "csv")
-    if fmt == "parquet":
-        import pyarrow.parquet as pq
-
-        reader = pq.ParquetFile(path)
-        check_names(reader.schema_arrow.names)
-        empty = True
-        for batch in reader.iter_batches(batch_size=rows):
-            empty = False
-            yield batch.to_pandas(ignore_metadata=True)
-        if empty:
-            yield reader.schema_arrow.empty_table().to_pandas(ignore_metadata=True)
-        return
-    yield from read_text_csv(path, chunksize=rows)
-
-
-def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: Any = None,
-          keep: Any = None, formats: tuple[str | None, str | None] = (None, None)
-          ) -> ReleaseAudit:
-    """Check a released table against its input: a second pair of eyes on any release.
-
-    Book: :ref:`chap-mdav`.
-
-    Checks (each failure is named in ``failures``):
-
-    * **k-anonymity**: every released combination of the strata keys and the protected
-      columns is shared by at least ``k`` rows;
-    * **raw column**: no released column equals (as a multiset of values, in any row
-      order) an input column that is numeric or looks numeric, unless that column is
-      kept, a stratum, or shares each of its values (within strata) with ``k`` rows;
-    * **rows** and **kept column**: the row count, and each kept column's values, equal
-      the input's; **columns**: every input column is released.
-
-    Parameters
-    ----------
-    original, released : pandas.DataFrame or path
-        The input and the release: tables, or CSV (compared as text, exactly as written)
-        or Parquet files; rows may be in any order (streamed releases are grouped by
-        stratum). Files are read batch by batch.
-    k : int
-        The promised minimum group size.
-    strata : column label or list, optional
-        Strata columns (their released values are keys; they may be recoded).
-    columns : column label or list, optional
-        The protected columns. Default: every input column that is numeric or looks
-        numeric, except strata and kept columns.
-    keep : column label or list, optional
-        Columns released unchanged on purpose.
-    formats : (str or None, str or None)
-        Formats of the two files, ``"csv"`` or ``"parquet"``, where their names do not
-        tell (default: Parquet for .parquet, .pq, .parq, else CSV).
-
-    Returns
-    -------
-    ReleaseAudit
-
-    Examples
-    --------
-    >>> import pandas as pd, microagg
-    >>> df = pd.DataFrame({"age": [23, 25, 24, 61, 64, 60], "town": list("abcdef")})
-    >>> microagg.audit(df, microagg.microaggregate(df, k=3), k=3).passed
-    True
-    >>> bad = microagg.audit(df, df, k=3)  # released raw
-    >>> bad.passed, bad.failures[0].split(":")[0]
-    (False, 'k-anonymity')
-    """
-    from ._validate import check_count
-
-    k = check_count(k, "k", 1)
-    fin, fout = formats
-    names, profiles = profile_batches(table_batches(original, fin),
-                                      text_numbers=not isinstance(original, pd.DataFrame))
-    prof = dict(zip(names, profiles, strict=True))
-    strata_cols = [] if strata is None else _labels(strata, names, "strata")
-    kept = [] if keep is None else _labels(keep, names, "keep")
-    if columns is None:
-        protected = [c for c in names if prof[c].numeric_like and c not in strata_cols
-                     and c not in kept]
-    else:
-        protected = _labels(columns, names, "columns")
-    failures: list[str] = []
-    counts: list[pd.Series] = []
-    rel_names: list[Any] | None = None
-    rel_rows = 0
-    rel_hash: dict[Any, tuple[int, int | None]] = {}
-    for batch in table_batches(released, fout):
-        if rel_names is None:
-            rel_names = list(batch.columns)
-            missing = [c for c in names if c not in rel_names]
-            if missing:
-                failures.append(f"columns: input column(s) {missing} are not in the release")
-                protected = [c for c in protected if c in rel_names]
-                strata_cols = [c for c in strata_cols if c in rel_names]
-        rel_rows += len(batch)
-        key = strata_cols + protected
-        if key and len(batch):
-            counts.append(batch[key].astype(str).value_counts(sort=False))
-        for c in batch.columns:
-            rel_hash[c] = _add(rel_hash.get(c), _hashes(batch[c]))
-    in_hash: dict[Any, tuple[int, int | None]] = {}
-    for batch in table_batches(original, fin):
-        for c in names:
-            if prof[c].numeric_like or c in kept:
-                in_hash[c] = _add(in_hash.get(c), _hashes(batch[c]))
-    rows = prof[names[0]].rows if names else 0
-    if rel_rows != rows:
-        failures.append(f"rows: the release has {rel_rows} rows, the input {rows}")
-    smallest = 0
-    if counts:
-        combos = pd.concat(counts).groupby(level=list(range(len(strata_cols + protected))),
-                                           sort=False).sum()
-        smallest = int(combos.min())
-        if smallest < k:
-            small = combos[combos < k]
-            failures.append(f"k-anonymity: {len(small)} released combination(s) of "
-                            f"{strata_cols + protected} are shared by fewer than k={k} rows "
-                            f"(the smallest by {smallest})")
-    for c in kept:
-        if c in rel_hash and not _same(in_hash[c], rel_hash[c], text_only=True):
-            failures.append(f"kept column: {c!r} is not released exactly as it was read")
-    raw = [(r, c) for c in names if prof[c].numeric_like and c not in kept
-           and c not in strata_cols for r in rel_hash if _same(in_hash[c], rel_hash[r])]
-    for r, c in raw:
-        if not _k_anonymous_alone(released, fout, r, strata_cols, k):
-            failures.append(f"raw column: released column {r!r} equals the input column "
-                            f"{c!r}, which is numeric(-like) and was not kept")
-    return ReleaseAudit(passed=not failures, failures=failures, rows=rows, protected=protected,
-                        strata=strata_cols, kept=kept, smallest=smallest)
-
-
-def _labels(value: Any, names: Sequence[Any], what: str) -> list[Any]:
-    from ._validate import column_labels
-
-    return column_labels(value, names, what)
-
-
-def _hashes(col: pd.Series) -> tuple[int, int | None, int]:
-    """Order-free fingerprints of a column: of its text, of its values as numbers (None if
-    some are not numbers), and its length."""
-    text = col.astype(str).where(col.notna(), "")
-    h_text = int(pd.util.hash_array(text.to_numpy(dtype=object)).sum(dtype=np.uint64))
-    if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
-        nums = col.to_numpy(dtype=float)
-    else:
-        nums = pd.to_numeric(text.str.replace(DECORATION, "", regex=True), errors="coerce")
-        nums = nums.to_numpy(dtype=float)
-    if np.isnan(nums).any():
-        h_num = None
-    else:
-        h_num = int(pd.util.hash_array(nums + 0.0).sum(dtype=np.uint64))
-    return h_text, h_num, len(col)
-
-
-def _add(acc: Any, h: tuple[int, int | None, int]) -> tuple[int, int | None, int]:
-    if acc is None:
-        return h
-    mask = (1 << 64) - 1
-    num = None if acc[1] is None or h[1] is None else (acc[1] + h[1]) & mask
-    return (acc[0] + h[0]) & mask, num, acc[2] + h[2]
-
-
-def _same(a: Any, b: Any, *, text_only: bool = False) -> bool:
-    if a is None or b is None or a[2] != b[2] or a[2] == 0:
-        return False
-    if a[0] == b[0]:
-        return True
-    return not text_only and a[1] is not None and a[1] == b[1]
-
-
-def _k_anonymous_alone(released: Any, fmt: str | None, column: Any, strata: list[Any],
-                       k: int) -> bool:
-    """True if every released value of ``column`` (within strata) is shared by k rows."""
-    parts = [b[strata + [column]].astype(str).value_counts(sort=False)
-             for b in table_batches(released, fmt) if len(b)]
-    if not parts:
-        return True
-    counts = pd.concat(parts).groupby(level=list(range(len(strata) + 1)), sort=False).sum()
-    return bool(counts.min() >= k)
 
 
 def protectable(frame: pd.DataFrame, columns: Sequence[Any], *, na: Sequence[str] = ()
@@ -613,19 +388,3 @@ def protectable(frame: pd.DataFrame, columns: Sequence[Any], *, na: Sequence[str
                                  "--na, or fix those values")
             out[c] = values.astype(float)
     return out
-
-
-def check_release(original: Any, released: Any, k: int, roles: Roles,
-                  formats: tuple[str | None, str | None] = (None, None)) -> ReleaseAudit:
-    """:func:`audit` a release written by microagg (``released``: a file, an open file
-    that is flushed first, or a table); a failed check is an error naming it."""
-    if hasattr(released, "flush"):
-        released.flush()
-        released = released.name
-    kept = roles.keep + roles.passed  # passed through: text, or everything with keep_rest
-    result = audit(original, released, k, strata=roles.strata or None,
-                   columns=roles.protect, keep=kept or None, formats=formats)
-    if not result.passed:
-        raise ValueError("the release audit failed, nothing was written: "
-                         + "; ".join(result.failures))
-    return result

@@ -119,6 +119,15 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
     >>> out.sort_index().equals(microagg.microaggregate(ddf.compute(), 3, strata="region"))
     True
     """
+    roles = _roles(ddf, method, columns, params, strata, keep, keep_rest)
+    k, plan, units, offsets = _plan(ddf, k, roles.strata, roles.protect,
+                                    check_policy(small_strata), standardize)
+    return _released(ddf, plan, units, offsets, k, method, params, roles, standardize)
+
+
+def _roles(ddf: Any, method: Any, columns: Any, params: dict[str, Any], strata: Any,
+           keep: Any, keep_rest: bool) -> Roles:
+    """The columns' roles, on the whole frame: its metadata and every partition's profile."""
     _check_frame(ddf)
     check_names(list(ddf.columns))
     strata = strata_list(strata, list(ddf.columns))
@@ -126,9 +135,13 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
         [dask.delayed(profile_frame)(p) for p in ddf.to_delayed()])[0])
     _, roles = _check_call(ddf._meta, method, columns, params, strata, keep=keep,
                            keep_rest=keep_rest, profiles=profiles)
-    columns = roles.protect
-    k, plan, units, offsets = _plan(ddf, k, strata, columns, check_policy(small_strata),
-                                    standardize)
+    return roles
+
+
+def _released(ddf: Any, plan: Any, units: pd.DataFrame, offsets: list[int], k: int,
+              method: str, params: dict[str, Any], roles: Roles, standardize: bool) -> Any:
+    """The lazy release: rows tagged with their unit, gathered, one task per unit."""
+    strata, columns = roles.strata, roles.protect
     meta = ddf._meta.assign(**{_POS: np.int64(0), _INDEX: ddf._meta.index.to_numpy(),
                                _UNIT: np.int64(0)})
     tagged = ddf.map_partitions(_tag, units, strata, offsets, meta=meta,

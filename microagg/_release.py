@@ -39,6 +39,8 @@ __all__ = ["RESERVED", "ColumnProfile", "Roles", "profile_frame",
 RESERVED = ("__microagg_row__", "__microagg_pos__", "__microagg_unit__", "__microagg_index__")
 #: Characters that make a number text: thousands separators, currency, percent, blanks.
 DECORATION = r"[\s,$\u20ac\u00a3\u00a5%_']"
+#: Text that is a written list, tuple or mapping holding a number (nested numbers as text).
+LISTED = r"^\s*[\[({].*\d.*[\])}]\s*$"
 #: Offending rows named in an error.
 SHOWN = 5
 
@@ -116,10 +118,12 @@ def _scalar_kind(values: pd.Series) -> str | None:
 
 def numeric_text(text: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """For a column of text: which values are plain numbers, and which read as numbers
-    once thousands separators, currency and percent signs are removed."""
+    once thousands separators, currency and percent signs are removed (or are a written
+    list or mapping of numbers, such as ``"[1.5, 2]"``)."""
     plain = pd.to_numeric(text, errors="coerce").notna().to_numpy()
     cleaned = pd.to_numeric(text.str.replace(DECORATION, "", regex=True), errors="coerce")
-    return plain, (cleaned.notna().to_numpy() | plain)
+    listed = text.str.match(LISTED).to_numpy(dtype=bool)  # "[1.5, 2]", "{'a': 3}"
+    return plain, (cleaned.notna().to_numpy() | plain | listed)
 
 
 def profile_frame(frame: pd.DataFrame, *, na: Sequence[str] = (), text_numbers: bool = False

@@ -100,7 +100,7 @@ def _same(result: pd.DataFrame, expected: pd.DataFrame) -> None:
         assert [repr(v) for v in got[c].tolist()] == [repr(v) for v in want[c].tolist()], c
 
 
-@settings(max_examples=6, deadline=None,
+@settings(max_examples=4, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(case=cases())
 def test_every_path_refuses_alike_or_releases_alike(case, client, tmp_path_factory, capsys):

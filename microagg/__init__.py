@@ -18,6 +18,7 @@ Book: :ref:`chap-foundations`.
 """
 
 from . import datasets, published  # noqa: F401  (public subpackages)
+from ._audit import ReleaseAudit, audit
 from ._blocked import blocked
 from ._core import (
     aggregate,
@@ -103,5 +104,7 @@ __all__ = [
     # tables
     "microaggregate",
     "MicroaggregationInfo",
+    "audit",
+    "ReleaseAudit",
     "numba_enabled",
 ]

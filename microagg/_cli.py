@@ -9,6 +9,8 @@ Sub-commands, one function each::
                  [--strata COL[,COL]] [--small-strata merge] [--jobs N | --scheduler ADDR]
                                           microaggregate a CSV or Parquet table,
                                           optionally stratum by stratum
+    microagg audit ORIGINAL RELEASED -k K [--strata COL[,COL]] [--columns a,b] [--keep c]
+                                          check a release (by any tool) against its input
     microagg reproduce NAME|all [--csv FILE]
                                           regenerate a paper's table beside the
                                           published one (all: the whole ledger)
@@ -28,25 +30,37 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import pandas as pd
 
 from . import __version__
+from ._audit import check_release
 from ._cli_io import (
     SIGNALS,
     add_method_options,
     columns_arg,
     input_file,
+    list_arg,
     method_params,
     one_line,
     output_target,
     read_table,
     write_table,
 )
-from ._cli_strata import add_options, check_options, formats, protect_by_strata
+from ._cli_strata import (
+    add_options,
+    add_release_options,
+    check_options,
+    formats,
+    print_roles,
+    protect_by_strata,
+    release_options,
+)
 from ._methods import METHODS
 from ._protect import microaggregate
+from ._release import decide_roles, profile_frame, protectable
+from ._stream import file_format
 from .reproductions._entries import ENTRIES
 
 __all__ = ["main"]
@@ -65,6 +79,7 @@ EXAMPLES = """examples:
   microagg protect national.parquet -k 3 --strata region,wave --small-strata merge \
       --scheduler tcp://scheduler:8786 -o protected.parquet
   microagg data --download
+  microagg audit survey.csv protected.csv -k 3
   microagg reproduce ivmdav-table1
   microagg reproduce all --csv ledger.csv
 """
@@ -108,24 +123,47 @@ def _protect(args: argparse.Namespace) -> int:
     fmts = formats(args, source, out)
     params = method_params(args)
     columns = columns_arg(args.columns)
+    choice = release_options(args)
     strata = check_options(args)
     if strata is not None:
-        return protect_by_strata(args, source, out, fmts, params, columns, strata)
+        return protect_by_strata(args, source, out, fmts, params, columns, strata, choice)
     df = read_table(source, fmts[0])
-    protected, info = microaggregate(df, args.k, method=args.method, columns=columns,
-                                     standardize=not args.no_standardize, return_info=True,
-                                     **params)
-    write_table(protected, out, sys.stdout, fmts[1], force=args.force)
-    names = ", ".join(map(str, info.columns))
-    print(f"microagg: protected {len(info.columns)} column(s): {names}", file=sys.stderr)
-    passed = ", ".join(map(str, info.passed_through)) or "none"
-    print(f"microagg: passed through unchanged: {passed}", file=sys.stderr)
-    for note in info.notes:
-        print(f"microagg: note: {note}", file=sys.stderr)
+    profiles = profile_frame(df, na=choice.na, text_numbers=fmts[0] == "csv")
+    roles = decide_roles(list(df.columns), profiles, columns=columns, keep=choice.keep,
+                         keep_rest=choice.keep_rest)
+    protected, info = microaggregate(
+        protectable(df, roles.protect, na=choice.na), args.k, method=args.method,
+        columns=roles.protect, keep=roles.keep or None, keep_rest=choice.keep_rest,
+        standardize=not args.no_standardize, return_info=True, **params)
+    if out is None:  # standard output: the audit reads the table before it is printed
+        check_release(df, protected, args.k, roles)
+    write_table(protected, out, sys.stdout, fmts[1], force=args.force,
+                check=lambda tmp: check_release(df, tmp, args.k, roles, (None, fmts[1])))
+    print_roles(roles, sys.stderr)
     print(f"{args.method}, k={args.k}: {info.n_groups} groups, sizes "
           f"{info.group_sizes.min()}..{info.group_sizes.max()}, "
           f"IL = {info.information_loss:.4f}% (SSE {info.sse:.4f} / SST {info.sst:.4f})",
           file=sys.stderr)
+    return 0
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from ._audit import audit
+
+    files = [input_file(args.original), input_file(args.released)]
+    fmts = tuple(file_format(f, args.format) for f in files)
+    result = audit(files[0], files[1], args.k, strata=list_arg(args.strata, "--strata"),
+                   columns=columns_arg(args.columns), keep=list_arg(args.keep, "--keep"),
+                   formats=fmts)
+    def listed(cols: list) -> str:
+        return ", ".join(map(str, cols)) or "none"
+
+    print(f"microagg: audited {result.rows} rows: protected {listed(result.protected)}; "
+          f"strata {listed(result.strata)}; kept {listed(result.kept)}; smallest released "
+          f"combination {result.smallest} rows (k={args.k})", file=sys.stderr)
+    if not result.passed:
+        raise ValueError("the release fails the audit: " + "; ".join(result.failures))
+    print("microagg: the release passes the audit", file=sys.stderr)
     return 0
 
 
@@ -171,6 +209,28 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+def _audit_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    """The ``audit`` sub-command's arguments."""
+    a = sub.add_parser("audit", parents=[common],
+                       help="check a released file against its input (any tool's release)",
+                       description="Check a release against its input, e.g. sdcMicro's output: "
+                       "every released combination of strata and protected columns is shared "
+                       "by at least k rows; no released column equals an input column that is "
+                       "numeric or looks numeric unless it is kept; the row count and the kept "
+                       "columns equal the input's. Rows may be in any order. Exit status 0 if "
+                       "every check passes, 2 naming the failed checks.")
+    a.add_argument("original", help="the input file (CSV or Parquet)")
+    a.add_argument("released", help="the released file (CSV or Parquet)")
+    a.add_argument("-k", type=int, required=True, help="the promised minimum group size")
+    a.add_argument("--strata", metavar="COL[,COL]", help="strata columns")
+    a.add_argument("--columns", help="the protected columns (default: every input column "
+                   "that is numeric or looks numeric, except strata and kept columns)")
+    a.add_argument("--keep", metavar="COL[,COL]", help="columns released unchanged on purpose")
+    a.add_argument("--format", choices=["csv", "parquet"], default=None,
+                   help="format of both files (default: from their names)")
+    a.set_defaults(func=_audit)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="microagg", description=DESCRIPTION, epilog=EXAMPLES,
                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -204,8 +264,12 @@ def _parser() -> argparse.ArgumentParser:
     m = sub.add_parser("protect", parents=[common],
                        help="microaggregate the numeric columns of a CSV or Parquet table",
                        description="Microaggregate columns of a CSV or Parquet table: every "
-                       "released combination of the protected columns is shared by at least k "
-                       "rows. The columns protected and passed through are reported on stderr. "
+                       "released combination of the strata and protected columns is shared by at "
+                       "least k rows. A column that is numeric or looks numeric (numbers as text "
+                       "in any row, timedeltas, nested numbers) must be protected or kept "
+                       "(--keep), else the run stops naming it; roles are decided on the whole "
+                       "file. The output is audited before it gets its name. The columns "
+                       "protected, kept and passed through are reported on stderr. "
                        "With --strata each stratum is protected on its own and the file is "
                        "streamed, one stratum in memory at a time (on --jobs processes, or a "
                        "Dask cluster with --scheduler). Temporary files live in one private "
@@ -225,12 +289,16 @@ def _parser() -> argparse.ArgumentParser:
     m.add_argument("--method", default="mdav", choices=list(METHODS),
                    help="microaggregation method (default mdav); see microagg.list_methods()")
     m.add_argument("--columns", help="comma-separated columns to protect (default: every "
-                   "numeric column, except a first column that is a row index)")
+                   "numeric column, except strata, kept columns and a first column that is a "
+                   "row index)")
     m.add_argument("--no-standardize", action="store_true",
                    help="build groups on raw values instead of z-scores")
+    add_release_options(m)
     add_options(m)
     add_method_options(m)
     m.set_defaults(func=_protect)
+
+    _audit_parser(sub, common)
 
     names = list(ENTRIES)
     r = sub.add_parser("reproduce", parents=[common],

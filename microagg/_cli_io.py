@@ -36,7 +36,9 @@ from typing import IO, Any
 
 import pandas as pd
 
+from ._csv import read_text_csv
 from ._methods import METHODS
+from ._release import check_names
 
 __all__ = ["METHOD_OPTIONS", "COMPRESSIONS", "add_method_options", "method_params",
            "input_file", "output_target", "read_table", "write_table", "columns_arg", "list_arg",
@@ -157,9 +159,10 @@ def output_target(name: str | None, source: Path | None, force: bool) -> Path | 
 
 
 def read_table(path: Path | None, fmt: str = "csv") -> pd.DataFrame:
-    """The whole table of ``path`` (``None``: standard input, read in full first)."""
-    from ._stream import read_csv
-
+    """The whole table as read (``path`` ``None``: standard input, read in full first): a
+    CSV file's every value as the text it is (nothing made missing, no booleans; a row
+    with more fields than the header is an error naming its line), a Parquet file with
+    its index columns as ordinary columns."""
     source: Any = path
     if path is None:
         source = io.BytesIO(getattr(sys.stdin, "buffer", sys.stdin).read())
@@ -169,10 +172,13 @@ def read_table(path: Path | None, fmt: str = "csv") -> pd.DataFrame:
 
         pa = require_pyarrow("reading Parquet")
         try:
-            return pd.read_parquet(source, engine="pyarrow")
+            check_names(pa.parquet.read_schema(source).names)
+            if path is None:
+                source.seek(0)
+            return pa.parquet.read_table(source).to_pandas(ignore_metadata=True)
         except pa.ArrowException as err:
             raise ValueError(f"cannot read {name} as a Parquet file: {one_line(err)}") from None
-    return read_csv(source, name)
+    return read_text_csv(source, name)
 
 
 #: Compressions of a CSV output, by the output's last suffix: the codec pandas names.
@@ -236,18 +242,21 @@ def open_output(path: str | Path, compression: str | None) -> Iterator[IO[str]]:
 
 
 def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv", *,
-                folder: Path | None = None, force: bool = False) -> None:
+                folder: Path | None = None, force: bool = False,
+                check: Callable[[str], Any] = lambda tmp: None) -> None:
     """Write ``df`` to ``out`` (compressed as its name says), or CSV to ``stdout``.
 
     The file is written in ``folder`` (a :func:`run_folder`; one is made if not given)
     and published under its name only once it is whole (:func:`atomic_target`).
+    ``check(tmp)`` runs on the written temporary file before it gets its name (the
+    release audit); an error removes it.
     """
     if out is None:
         df.to_csv(stdout, index=False)
         return
     if folder is None:
         with run_folder(out) as made:
-            write_table(df, out, stdout, fmt, folder=made, force=force)
+            write_table(df, out, stdout, fmt, folder=made, force=force, check=check)
         return
     if fmt == "parquet":
         from ._stream import require_pyarrow
@@ -255,10 +264,11 @@ def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv
         require_pyarrow("writing Parquet")
     with atomic_target(out, folder, force=force) as tmp:
         if fmt == "parquet":
-            df.to_parquet(tmp, engine="pyarrow")
+            df.to_parquet(tmp, engine="pyarrow", index=False)
         else:
             with open_output(tmp, compression_of(out)) as fh:
                 df.to_csv(fh, index=False)
+        check(tmp)
 
 
 # --------------------------------------------------------------------------------------

@@ -27,9 +27,11 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from ._audit import check_release
 from ._cli_io import (
     SIGNALS,
     atomic_target,
@@ -41,17 +43,61 @@ from ._cli_io import (
     signals_held,
 )
 from ._protect import _check_call
-from ._strata import SMALL_STRATA, check_policy, strata_list
+from ._release import Roles
+from ._strata import SMALL_STRATA, check_policy
 from ._stream import (
     StreamSettings,
     file_format,
     lean_memory,
     merge_lines,
+    profile_file,
     protect_stream,
-    sample_frame,
 )
 
-__all__ = ["add_options", "check_options", "protect_by_strata", "formats"]
+__all__ = ["add_options", "check_options", "protect_by_strata", "formats",
+           "add_release_options", "release_options", "ReleaseChoice", "print_roles"]
+
+
+@dataclass(frozen=True)
+class ReleaseChoice:
+    """What the user said about the columns not protected: kept columns, keep the rest,
+    and the text that means a missing value."""
+
+    keep: list[str] | None
+    keep_rest: bool
+    na: list[str]
+
+
+def add_release_options(m: argparse.ArgumentParser) -> None:
+    """``--keep``, ``--keep-rest`` and ``--na``: the explicit choices of the release contract."""
+    m.add_argument("--keep", metavar="COL[,COL]",
+                   help="columns released exactly as read although they are numeric or look "
+                   "numeric (an identifier, a weight); such a column neither protected nor "
+                   "kept stops the run")
+    m.add_argument("--keep-rest", action="store_true",
+                   help="release every column that is not protected or a stratum exactly as "
+                   "read, numeric or not (the explicit opt-out of that check)")
+    m.add_argument("--na", metavar="TEXT[,TEXT]",
+                   help="text that means a missing value (e.g. --na refused,NA), besides an "
+                   "empty field: not counted as text when typing the columns")
+
+
+def release_options(args: argparse.Namespace) -> ReleaseChoice:
+    return ReleaseChoice(keep=list_arg(args.keep, "--keep"), keep_rest=bool(args.keep_rest),
+                         na=list_arg(args.na, "--na") or [])
+
+
+def print_roles(roles: Roles, err: Any) -> None:
+    """The columns protected, kept and passed through, and the notes, on ``err``."""
+    print(f"microagg: protected {len(roles.protect)} column(s): "
+          f"{', '.join(map(str, roles.protect))}", file=err)
+    if roles.keep:
+        print(f"microagg: kept unchanged: {', '.join(map(str, roles.keep))}", file=err)
+    passed = [*roles.strata, *roles.passed]
+    print(f"microagg: passed through unchanged: {', '.join(map(str, passed)) or 'none'}",
+          file=err)
+    for note in roles.notes:
+        print(f"microagg: note: {note}", file=err)
 
 
 def add_options(m: argparse.ArgumentParser) -> None:
@@ -63,7 +109,8 @@ def add_options(m: argparse.ArgumentParser) -> None:
     g.add_argument("--strata", metavar="COL[,COL]",
                    help="protect each stratum (each combination of these columns' values) "
                    "on its own, streaming the file one stratum at a time; strata columns are "
-                   "copied unchanged; the output is grouped by stratum")
+                   "copied unchanged (a merged small stratum under the key of the stratum it "
+                   "joined); the output is grouped by unit")
     g.add_argument("--small-strata", choices=list(SMALL_STRATA), default=None,
                    help="a stratum with fewer than k records: 'error' (default) names it, "
                    "'merge' protects it with the stratum of nearest centroid (reported)")
@@ -112,30 +159,35 @@ def check_options(args: argparse.Namespace) -> list[str] | None:
 
 def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path | None,
                       fmts: tuple[str, str], params: dict[str, Any], columns: Any,
-                      strata: list[str]) -> int:
+                      strata: list[str], choice: ReleaseChoice) -> int:
     """Stream ``source`` stratum by stratum into ``out`` (or stdout) and report on stderr.
 
-    The spill, the units and the output are written in one private folder; the output
-    is published under its name only when the run succeeds.
+    The columns' roles are decided on a first pass over the whole file
+    (:func:`microagg._stream.profile_file`) before anything is written. The spill, the
+    units and the output are written in one private folder; the output is audited
+    (:func:`microagg.audit`) and published under its name only when the run succeeds.
     """
     if source is None or not source.is_file():
         shown = "standard input (-)" if source is None else f"{source} (not a regular file)"
         raise ValueError(f"--strata reads its input more than once, so it cannot read "
                          f"{shown}: save the input to a file first, or leave out --strata")
     lean_memory()
-    sample = sample_frame(source, fmts[0])
-    _, columns, notes = _check_call(sample, args.method, columns, params, strata)
+    empty, profiles = profile_file(source, fmts[0], na=choice.na)
+    _, roles = _check_call(empty, args.method, columns, params, strata, keep=choice.keep,
+                           keep_rest=choice.keep_rest, profiles=profiles)
     settings = StreamSettings(
-        k=args.k, method=args.method, params=params, columns=columns,
-        strata=strata_list(strata, sample.columns),
-        policy=check_policy(args.small_strata or "error"), standardize=not args.no_standardize)
+        k=args.k, method=args.method, params=params, columns=roles.protect,
+        strata=roles.strata, policy=check_policy(args.small_strata or "error"),
+        standardize=not args.no_standardize, na=tuple(choice.na))
     with run_folder(out) as folder, _executor(args, folder) as (executor, window, remote), \
             atomic_target(out, folder, force=args.force) as tmp:
         with _output(tmp, fmts[1], compression_of(out)) as target:
             report = protect_stream(source, fmts[0], target, fmts[1], settings,
                                     executor=executor, window=window, remote=remote,
                                     progress=_bars(args.progress), workdir=folder)
-    _report(args, settings, sample, notes, report)
+        if tmp is not None:  # the release audit, on what was written, before it is named
+            check_release(source, tmp, args.k, roles, fmts)
+    _report(args, settings, roles, report)
     return 0
 
 
@@ -252,21 +304,16 @@ def _bars(flag: bool | None) -> Callable[..., Any]:
     return make
 
 
-def _report(args: argparse.Namespace, settings: StreamSettings, sample: Any,
-            notes: list[str], report: dict[str, Any]) -> None:
+def _report(args: argparse.Namespace, settings: StreamSettings, roles: Roles,
+            report: dict[str, Any]) -> None:
     err = sys.stderr
     plan, summaries = report["plan"], report["summaries"]
-    cols = settings.columns
-    print(f"microagg: protected {len(cols)} column(s): {', '.join(map(str, cols))}", file=err)
-    passed = [c for c in sample.columns if c not in set(cols)]
-    print(f"microagg: passed through unchanged: {', '.join(map(str, passed)) or 'none'}",
-          file=err)
-    for note in notes:
-        print(f"microagg: note: {note}", file=err)
+    print_roles(roles, err)
     print(f"microagg: {len(plan.keys)} strata by {', '.join(settings.strata)} (sizes "
           f"{plan.sizes.min()}..{plan.sizes.max()}), {len(plan.merged)} merged, protected "
-          "as units in stratum order; the output is grouped by stratum, rows of a stratum "
-          "in input order", file=err)
+          "as units in stratum order; the output is grouped by unit (a stratum with the "
+          "small strata merged into it, released under its key), rows of a unit in input "
+          "order", file=err)
     for line in merge_lines(plan, settings.strata):
         print(f"microagg: {line}", file=err)
     ils = [s.information_loss for s in summaries]

@@ -7,11 +7,13 @@ their original units. Everything else in the table (other columns, index,
 column order) is untouched. :ref:`chap-mdav` uses it.
 
 A column released unprotected by accident is the worst failure here, so the
-default choice of columns (every numeric column) refuses to guess: duplicate
-column names, and numbers stored as text (``"1,000"``, ``"$5"``, a stray ``"x"``),
-are errors naming the columns; an index written into the file (``Unnamed: 0``, or
-a first column counting 0, 1, ..., n-1) is not used as a quasi-identifier. The
-result reports which columns were protected and which passed through unchanged.
+columns' roles follow the release contract of :mod:`microagg._release`, decided on
+the whole table: a column that is numeric or looks numeric (numbers stored as text
+such as ``"1,000"`` or ``"$5"`` in any share of its rows, timedeltas, nested numbers)
+must be protected or named in ``keep``, else it is an error naming it; an index
+written into the file (``Unnamed: 0``, or a first column counting 0, 1, ..., n-1) is
+kept, not used as a quasi-identifier. The result reports which columns were
+protected, kept and passed through unchanged.
 
 With ``strata=[...]`` each stratum is microaggregated on its own (no group crosses a
 stratum); the strata logic, shared with the command line and :mod:`microagg.dask`,
@@ -28,8 +30,9 @@ import pandas as pd
 
 from ._core import aggregate, group_sizes, loss_summary, zscores
 from ._methods import get_method
-from ._strata import check_policy, strata_list, stratified
-from ._validate import as_matrix, check_k, column_labels
+from ._release import Roles, decide_roles, profile_frame
+from ._strata import check_policy, describe_key, recode_merged, strata_list, stratified
+from ._validate import as_matrix, check_k
 
 __all__ = ["microaggregate", "MicroaggregationInfo"]
 
@@ -57,9 +60,10 @@ class MicroaggregationInfo:
     group_sizes : numpy.ndarray
         Size of each group.
     passed_through : list
-        The columns copied unchanged (not protected).
+        The columns copied unchanged (not protected): strata, kept and text columns.
     notes : list of str
-        Why a numeric column was not chosen by default (e.g. a row index).
+        Why a numeric column was not chosen by default (e.g. a row index), and how
+        merged strata were released.
     strata : pandas.DataFrame or None
         With ``strata=`` (group labels are then numbered stratum after stratum, unique
         over the table): one row per stratum (indexed by its key, in sorted order):
@@ -68,7 +72,11 @@ class MicroaggregationInfo:
         ``unit_records``, ``groups``, ``information_loss`` (on the unit's own z-scores),
         ``sse``, ``sst`` and ``seconds`` (time to partition and aggregate it).
     merged : dict
-        Each small stratum's key and the key of the stratum it was merged into.
+        Each small stratum's key and the key of the stratum it was merged into; its rows
+        are released under that key (so each released combination of strata keys and
+        protected columns is shared by ``k`` rows or more).
+    kept : list
+        The columns released exactly as they were (``keep=``, and a row index).
     """
 
     labels: np.ndarray
@@ -84,6 +92,7 @@ class MicroaggregationInfo:
     notes: list[str] = field(default_factory=list)
     strata: pd.DataFrame | None = None
     merged: dict[Any, Any] = field(default_factory=dict)
+    kept: list[Any] = field(default_factory=list)
 
     @property
     def n_groups(self) -> int:
@@ -92,7 +101,8 @@ class MicroaggregationInfo:
 
 def microaggregate(df: pd.DataFrame, k: int, *, method: str = "mdav", columns: Any = None,
                    standardize: bool = True, strata: Any = None, small_strata: str = "error",
-                   return_info: bool = False, **params: Any
+                   keep: Any = None, keep_rest: bool = False, return_info: bool = False,
+                   **params: Any
                    ) -> pd.DataFrame | tuple[pd.DataFrame, MicroaggregationInfo]:
     r"""Microaggregate columns of a table and return the protected copy.
 
@@ -108,8 +118,8 @@ def microaggregate(df: pd.DataFrame, k: int, *, method: str = "mdav", columns: A
         A registered method (:func:`microagg.list_methods`).
     columns : column label or sequence of column labels, optional
         Columns to protect jointly (``"age"`` means that one column). Default:
-        every numeric (non-boolean) column except a first column that is a row
-        index (``Unnamed: 0``, or ``0..n-1``). Others are copied unchanged.
+        every numeric (non-boolean) column except strata, kept columns and a first
+        column that is a row index (``Unnamed: 0``, or ``0..n-1``; kept unchanged).
     standardize : bool, default True
         Build the partition on z-scores (population standard deviation), so that
         large units do not dominate; the released centroids are in original units.
@@ -120,7 +130,12 @@ def microaggregate(df: pd.DataFrame, k: int, *, method: str = "mdav", columns: A
     small_strata : {"error", "merge"}, default "error"
         A stratum of fewer than ``k`` records is an error naming it, or is protected
         with the stratum of ``k`` or more whose centroid is nearest on the whole table's
-        z-scores (ties: the first in sorted order), reported in ``info.merged``.
+        z-scores (ties: the first in sorted order), reported in ``info.merged``; its
+        rows are released under that stratum's key.
+    keep, keep_rest : column label(s) (optional), bool (default False)
+        Columns released exactly as they are although they look numeric (an id, a
+        weight), as the release contract asks; ``keep_rest=True`` keeps every column
+        that is not protected or a stratum. Text holding no number needs neither.
     return_info : bool, default False
         Also return a :class:`MicroaggregationInfo` (columns, IL, groups, strata).
     **params
@@ -138,9 +153,9 @@ def microaggregate(df: pd.DataFrame, k: int, *, method: str = "mdav", columns: A
         If a chosen column is not numeric, or ``method`` is not a string.
     ValueError
         On NaN/inf, an unknown method, option or column, ``k`` outside ``1..n``, a
-        constant column (if standardising), duplicate column names, or (default
-        choice) numbers stored as text. Strata: an unknown or protected strata
-        column, a missing stratum value, a stratum under ``k`` with ``"error"``.
+        constant column (if standardising), duplicate or reserved names, a column that
+        looks numeric but is neither protected nor kept; an unknown, protected or
+        incomplete strata column, a stratum under ``k`` with ``"error"``.
 
     Examples
     --------
@@ -161,15 +176,30 @@ def microaggregate(df: pd.DataFrame, k: int, *, method: str = "mdav", columns: A
     >>> info.strata[["records", "groups"]].to_dict("index")
     {'N': {'records': 3, 'groups': 1}, 'S': {'records': 3, 'groups': 1}}
     """
-    spec, columns, notes = _check_call(df, method, columns, params, strata)
-    strata = None if strata is None else strata_list(strata, df.columns)
+    return _protect_table(df, k, method=method, columns=columns, standardize=standardize,
+                          strata=strata, small_strata=small_strata, keep=keep,
+                          keep_rest=keep_rest, return_info=return_info, params=params)
+
+
+def _protect_table(df: Any, k: Any, *, method: Any, columns: Any, standardize: bool,
+                   strata: Any, small_strata: Any, keep: Any, keep_rest: bool,
+                   return_info: bool, params: dict[str, Any]) -> Any:
+    """:func:`microaggregate`'s work, once its arguments are named."""
+    spec, roles = _check_call(df, method, columns, params, strata, keep=keep,
+                              keep_rest=keep_rest)
+    columns, notes = roles.protect, list(roles.notes)
+    strata = roles.strata or None
     X = as_matrix(df[columns], name="the chosen columns")
     k = check_k(k, X.shape[0])
     out, info = _run(df, X, k, spec, columns, standardize=standardize, strata=strata,
                      small_strata=small_strata, params=params, return_info=return_info)
     passed = [c for c in df.columns if c not in set(columns)]
+    notes += [f"stratum {describe_key(strata, small)} was merged into "
+              f"{describe_key(strata, target)} and is released under its key"
+              for small, target in info.get("merged", {}).items()]
     return (out, MicroaggregationInfo(method=method, k=k, params=dict(params), notes=notes,
-                                      passed_through=passed, **info)) if return_info else out
+                                      passed_through=passed, kept=roles.keep,
+                                      **info)) if return_info else out
 
 
 def _run(df: pd.DataFrame, X: np.ndarray, k: int, spec: Any, columns: list[Any], *,
@@ -187,6 +217,8 @@ def _run(df: pd.DataFrame, X: np.ndarray, k: int, spec: Any, columns: list[Any],
             standardize=standardize, columns=columns)
     out = df.copy()
     out[columns] = released
+    if merged:
+        out[strata] = recode_merged(out[strata], strata, merged)
     if not return_info:
         return out, {}
     within, total, il = loss_summary(Z, labels)
@@ -195,17 +227,18 @@ def _run(df: pd.DataFrame, X: np.ndarray, k: int, spec: Any, columns: list[Any],
                  "strata": report, "merged": merged}
 
 
-#: Characters that make a number text: thousands separators, currency, percent, blanks.
-_DECORATION = r"[\s,$\u20ac\u00a3\u00a5%_']"
+def _check_call(df: Any, method: Any, columns: Any, params: dict[str, Any], strata: Any = None,
+                *, keep: Any = None, keep_rest: bool = False, profiles: Any = None
+                ) -> tuple[Any, Roles]:
+    """The method's registry entry and the columns' roles (:func:`microagg._release.decide_roles`).
 
-
-def _check_call(df: Any, method: Any, columns: Any, params: dict[str, Any], strata: Any = None
-                ) -> tuple[Any, list[Any], list[str]]:
-    """The method's registry entry, the columns to protect and the notes on the choice.
-
-    Strata columns are never protected: by default they are left out of the choice,
-    and naming one in ``columns`` is an error.
+    ``profiles``: the whole input's column profiles, when ``df`` holds only its columns'
+    types (a Dask frame's metadata, the first batch of a file); by default ``df`` is
+    the whole table and is profiled here.
     """
+    if isinstance(df, pd.Series):
+        raise TypeError("df must be a pandas DataFrame, got a Series; for one column use "
+                        "df.to_frame() (or pass the whole table and name the column)")
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}; "
                         "for arrays call a heuristic (e.g. microagg.mdav) and microagg.aggregate")
@@ -214,77 +247,11 @@ def _check_call(df: Any, method: Any, columns: Any, params: dict[str, Any], stra
     if unknown:
         raise ValueError(f"option(s) {unknown} do not apply to method {method!r}; "
                          f"it accepts {list(spec.options) or 'no options'}")
-    if strata is None:
-        columns, notes = _choose_columns(df, columns)
-        return spec, columns, notes
-    names = strata_list(strata, df.columns)
-    if columns is not None:
-        both = [c for c in _named_columns(df, columns) if c in names]
-        if both:
-            raise ValueError(f"column(s) {both} are strata and cannot also be protected: a "
-                             "strata column is released unchanged; leave it out of columns")
-    columns, notes = _choose_columns(df.drop(columns=names), columns)
-    return spec, columns, notes
+    from ._release import check_names
 
-
-def _choose_columns(df: pd.DataFrame, columns: Any) -> tuple[list[Any], list[str]]:
-    """The columns to protect (those named, or the default choice) and notes on the choice."""
-    dup = list(dict.fromkeys(c for c in df.columns[df.columns.duplicated()]))
-    if dup:
-        raise ValueError(f"the table has duplicate column names {dup}: a repeated name cannot "
-                         "be protected or reported unambiguously; rename the columns first")
-    if columns is not None:
-        return _named_columns(df, columns), []
-    notes: list[str] = []
-    chosen = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c])
-              and not pd.api.types.is_bool_dtype(df[c])]
-    textual = {c: v for c in df.columns if c not in chosen
-               and (v := _numeric_text_sample(df[c])) is not None}
-    if textual:
-        shown = ", ".join(f"{c!r} (e.g. {v!r})" for c, v in textual.items())
-        raise ValueError(
-            f"column(s) {shown} hold numbers stored as text (or objects), so they would be "
-            "released unprotected; convert them (e.g. pd.to_numeric after removing ',' and "
-            "'$'), or name the columns to protect (columns=[...], --columns on the command line)")
-    if chosen and chosen[0] == df.columns[0] and _is_row_index(df, chosen[0]):
-        notes.append(f"{chosen[0]!r} looks like a row index (the first column, "
-                     f"{'named by pandas' if str(chosen[0]).startswith('Unnamed') else '0..n-1'}"
-                     "): not protected; name it in columns to protect it")
-        chosen = chosen[1:]
-    if not chosen:
-        raise TypeError("df has no numeric columns to microaggregate")
-    return chosen, notes
-
-
-def _named_columns(df: pd.DataFrame, columns: Any) -> list[Any]:
-    return column_labels(columns, df.columns, "columns")
-
-
-def _numeric_text_sample(col: pd.Series) -> Any:
-    """A telling value if ``col`` (not of a numeric dtype) mostly holds numbers, else None.
-
-    "Mostly": at least half of its non-missing values read as numbers once thousands
-    separators, currency and percent signs are removed. The sample is the first value
-    that does not read as a plain number (``"1,000"``, ``"x"``), else the first value.
-    """
-    if pd.api.types.is_bool_dtype(col) or pd.api.types.is_datetime64_any_dtype(col):
-        return None
-    values = col.dropna()
-    if values.empty:
-        return None
-    text = values.astype(str)
-    cleaned = pd.to_numeric(text.str.replace(_DECORATION, "", regex=True), errors="coerce")
-    if cleaned.notna().mean() < 0.5:
-        return None
-    plain = pd.to_numeric(text, errors="coerce")
-    odd = values[plain.isna().to_numpy()]
-    return (odd.iloc[0] if len(odd) else values.iloc[0])
-
-
-def _is_row_index(df: pd.DataFrame, c: Any) -> bool:
-    """True for an index written into the file: ``Unnamed: 0``, or the integers 0..n-1."""
-    if str(c).startswith("Unnamed: 0"):
-        return True
-    col = df[c]
-    return (len(col) > 1 and pd.api.types.is_integer_dtype(col)
-            and bool((col.to_numpy() == np.arange(len(col))).all()))
+    check_names(list(df.columns))
+    names = [] if strata is None else strata_list(strata, df.columns)
+    profiles = profile_frame(df) if profiles is None else profiles
+    roles = decide_roles(list(df.columns), profiles, columns=columns, strata=names, keep=keep,
+                         keep_rest=keep_rest)
+    return spec, roles

@@ -22,7 +22,9 @@ stratum on a Dask cluster).
   ``standardize=False``); a tie goes to the first in stratum order. Centroids are those
   of the original strata, so the result does not depend on the order of the merges.
   The strata protected together form one *unit*; units are ordered by their (large)
-  stratum.
+  stratum. A merged stratum's rows are released under the key of the stratum it was
+  merged into (:func:`recode_merged`): a group may mix rows of both, and a released
+  small key would single its rows out.
 * **One unit** (:func:`protect_block`): standardised within the unit (population
   standard deviation; a column constant within the unit has z-score 0 there), the
   method run, the centroids published in original units. Group labels are numbered
@@ -43,8 +45,9 @@ import pandas as pd
 from ._core import group_centroids, loss_summary, zscores
 from ._validate import as_matrix, column_labels
 
-__all__ = ["SMALL_STRATA", "strata_list", "check_policy", "check_strata_values", "moments",
-           "combine_moments", "StrataPlan", "plan_strata", "BlockResult", "protect_block",
+__all__ = ["SMALL_STRATA", "strata_list", "recode_merged", "check_policy",
+           "check_strata_values", "moments", "combine_moments", "StrataPlan", "plan_strata",
+           "BlockResult", "protect_block",
            "stratified", "overall_loss", "describe_key", "global_spread", "strata_report"]
 
 #: The policies for a stratum with fewer than k records.
@@ -52,8 +55,32 @@ SMALL_STRATA = ("error", "merge")
 
 
 def strata_list(strata: Any, table_columns: Sequence[Any]) -> list[Any]:
-    """The strata columns as a list; an unknown, repeated or empty choice is an error."""
+    """The strata columns as a list; an unknown, repeated or empty choice is an error, and
+    so are values instead of names (a Series, an array)."""
+    if strata is None:
+        raise TypeError("strata is None: name the strata column(s), e.g. strata='region' "
+                        "(for a table without strata call microagg.microaggregate on it)")
+    if isinstance(strata, pd.Series | pd.Index | np.ndarray | pd.DataFrame):
+        name = getattr(strata, "name", None)
+        hint = f" (strata={name!r})" if isinstance(strata, pd.Series) and name is not None else ""
+        raise TypeError(f"strata takes column names, got a {type(strata).__name__} of values; "
+                        f"name the column(s) of the table instead{hint}")
     return column_labels(strata, table_columns, "strata")
+
+
+def recode_merged(frame: pd.DataFrame, strata: list[Any], merged: dict[Any, Any]
+                  ) -> pd.DataFrame:
+    """The strata columns with each merged small stratum's rows under its target's key."""
+    out = frame.copy()
+    for small, target in merged.items():
+        small_key = small if len(strata) > 1 else (small,)
+        target_key = target if len(strata) > 1 else (target,)
+        rows = np.ones(len(out), dtype=bool)
+        for c, v in zip(strata, small_key, strict=True):
+            rows &= (out[c] == v).to_numpy()
+        for c, v in zip(strata, target_key, strict=True):
+            out.loc[rows, c] = v
+    return out
 
 
 def check_policy(small_strata: Any) -> str:

@@ -37,24 +37,24 @@ workers need not see the file.
 input order. Restoring the input order would need the whole output in memory (or an
 external sort), which is what streaming avoids; keep an identifier column to join on.
 
+**Roles**: before anything is written, a first pass over the whole file
+(:func:`profile_file`) profiles every column, and the release contract of
+:mod:`microagg._release` decides which are protected, kept or refused: never from a
+sample. Parquet index columns (pandas metadata) are ordinary columns.
+
 **CSV**: the protected columns are read as numbers; every other column (strata
 included) is read and written as text, exactly as it stands in the input (so strata
-values compare as text, ``"10"`` before ``"2"``). The default choice of columns is made
-on the first batch.
+values compare as text, ``"10"`` before ``"2"``).
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
-import csv
 import ctypes
-import io
 import os
 import platform
-import re
 import tempfile
-import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,7 +63,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._csv import csv_error, read_text_csv
 from ._methods import get_method
+from ._release import check_names, profile_batches
 from ._strata import (
     combine_moments,
     describe_key,
@@ -75,9 +77,9 @@ from ._strata import (
 )
 from ._validate import as_matrix, check_k
 
-__all__ = ["BATCH_ROWS", "ROW", "file_format", "require_pyarrow", "lean_memory", "sample_frame",
+__all__ = ["BATCH_ROWS", "ROW", "file_format", "require_pyarrow", "lean_memory", "profile_file",
            "StreamSettings", "UnitSummary", "protect_stream", "protect_unit", "read_unit",
-           "merge_lines", "read_csv"]
+           "merge_lines"]
 
 #: Rows per batch when reading (memory per batch: this many rows of the file).
 BATCH_ROWS = 65_536
@@ -132,71 +134,36 @@ def lean_memory() -> None:
 _M_MMAP_THRESHOLD = -3
 
 
-def sample_frame(source: Path, fmt: str, rows: int = BATCH_ROWS) -> pd.DataFrame:
-    """The first ``rows`` rows, read as a whole-file read would type them."""
+def profile_file(source: Path, fmt: str, *, na: Sequence[str] = ()
+                 ) -> tuple[pd.DataFrame, list[Any]]:
+    """A first pass over the whole file: an empty frame with its columns (typed as a
+    whole-file read types them), and each column's profile
+    (:func:`microagg._release.profile_frame`) over every row. A CSV row with more fields
+    than the header is an error naming its line (:mod:`microagg._csv`)."""
+    pa = require_pyarrow("reading the file")
     if fmt == "parquet":
-        pa = require_pyarrow("reading Parquet")
         try:
             reader = _parquet(source)
+            check_names(reader.schema_arrow.names)
+            empty = reader.schema_arrow.empty_table().to_pandas(ignore_metadata=True)
+            batches = (b.to_pandas(ignore_metadata=True)
+                       for b in reader.iter_batches(batch_size=BATCH_ROWS))
+            _, profiles = profile_batches(_or_empty(batches, empty), na=na)
         except pa.ArrowException as err:
             raise ValueError(f"cannot read {source} as a Parquet file: {err}") from None
-        first = next(reader.iter_batches(batch_size=rows), None)
-        return (first.to_pandas() if first is not None
-                else reader.schema_arrow.empty_table().to_pandas())
-    return read_csv(source, str(source), nrows=rows)
+        return empty, profiles
+    names, profiles = profile_batches(read_text_csv(source, chunksize=BATCH_ROWS),
+                                      na=na, text_numbers=True)
+    return pd.DataFrame(columns=names), profiles
 
 
-def read_csv(source: Any, name: str, **options: Any) -> pd.DataFrame:
-    """``pd.read_csv(source, **options)``; a file that is not a CSV table with a header
-    row is an error naming ``name``, and so is a row with more fields than the header
-    (naming its line): pandas would take such a first row's first field as the row
-    index and drop it."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            return pd.read_csv(source, index_col=False, **options)
-    except pd.errors.ParserWarning:
-        raise ValueError(_long_row(source, name)) from None
-    except (ValueError, pd.errors.ParserError) as err:
-        raise ValueError(_csv_error(err, name)) from None
-
-
-def _csv_error(err: Exception, name: str) -> str:
-    text = " ".join(str(err).split())
-    found = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", text)
-    if found:
-        fields, line, saw = found.groups()
-        return (f"{name}, line {line}: {saw} fields where the header has {fields}: fix the row "
-                "(a value holding the delimiter must be quoted)")
-    return f"cannot read {name} as a CSV table with a header row: {text}"
-
-
-def _long_row(source: Any, name: str) -> str:
-    """The error for the first row of ``source`` with more fields than its header."""
-    import bz2
-    import gzip
-    import lzma
-
-    try:
-        if isinstance(source, io.BytesIO):
-            source.seek(0)
-            handle: Any = nullcontext(io.TextIOWrapper(source, newline=""))
-        else:  # plain, or compressed as the name says (as pandas reads it)
-            opener: Any = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(
-                Path(source).suffix.lower(), open)
-            handle = opener(source, "rt", newline="")
-        with handle as opened:
-            rows = csv.reader(opened)
-            header = next(rows, [])
-            for row in rows:
-                if len(row) > len(header):
-                    return (f"{name}, line {rows.line_num}: {len(row)} fields where the "
-                            f"header has {len(header)}: fix the row (a value holding the "
-                            "delimiter must be quoted)")
-    except (OSError, csv.Error, UnicodeDecodeError, EOFError, lzma.LZMAError):
-        pass  # read once only (a pipe), or another compression: the row is not located
-    return (f"{name}: the first row has more fields than the header: fix it (a value "
-            "holding the delimiter must be quoted)")
+def _or_empty(batches: Iterator[pd.DataFrame], empty: pd.DataFrame) -> Iterator[pd.DataFrame]:
+    seen = False
+    for b in batches:
+        seen = True
+        yield b
+    if not seen:
+        yield empty
 
 
 @dataclass(frozen=True)
@@ -210,6 +177,7 @@ class StreamSettings:
     strata: list[Any]
     policy: str
     standardize: bool
+    na: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -232,14 +200,15 @@ def _parquet(source: Path) -> Any:
     return pa.parquet.ParquetFile(source, pre_buffer=False)
 
 
-def _csv_batches(source: Path, columns: list[Any], names: list[Any]) -> Iterator[pd.DataFrame]:
+def _csv_batches(source: Path, columns: list[Any], names: list[Any],
+                 na: Sequence[str] = ()) -> Iterator[pd.DataFrame]:
     text = {c: str for c in names if c not in set(columns)}
     reader = pd.read_csv(source, chunksize=BATCH_ROWS, dtype=text, keep_default_na=False,
-                         na_values={c: _NA_TEXT for c in columns}, index_col=False)
+                         na_values={c: [*_NA_TEXT, *na] for c in columns}, index_col=False)
     try:
         yield from reader
     except pd.errors.ParserError as err:  # a row further on than the first batch
-        raise ValueError(_csv_error(err, str(source))) from None
+        raise ValueError(csv_error(err, str(source))) from None
 
 
 def _batches(source: Path, fmt: str, settings: StreamSettings) -> Iterator[tuple[pd.DataFrame,
@@ -251,12 +220,12 @@ def _batches(source: Path, fmt: str, settings: StreamSettings) -> Iterator[tuple
         reader = _parquet(source)
         for group in range(reader.num_row_groups):  # one row group in memory at a time
             for batch in reader.iter_batches(batch_size=BATCH_ROWS, row_groups=[group]):
-                yield batch.select(keep).to_pandas(), batch
+                yield batch.select(keep).to_pandas(ignore_metadata=True), batch
         return
     names = list(pd.read_csv(source, nrows=0, index_col=False).columns)
     schema = pa.schema([(str(c), pa.float64() if c in set(settings.columns) else pa.string())
                         for c in names])
-    for chunk in _csv_batches(source, settings.columns, names):
+    for chunk in _csv_batches(source, settings.columns, names, settings.na):
         frame = chunk[keep]
         as_matrix(frame[settings.columns], name="the protected columns", min_rows=0)
         yield frame, pa.RecordBatch.from_pandas(chunk, schema=schema, preserve_index=False)
@@ -332,9 +301,12 @@ def _spill_columns(spill: str) -> list[str]:
         return [f.name for f in pa.ipc.open_file(fh).schema if f.name != ROW]
 
 
-def protect_unit(source: Any, settings: StreamSettings, out: str | None = None
-                 ) -> tuple[Any, UnitSummary]:
+def protect_unit(source: Any, settings: StreamSettings, out: str | None = None,
+                 key: tuple[Any, ...] | None = None) -> tuple[Any, UnitSummary]:
     """Protect one unit (an Arrow table, or ``(spill file, record batches)``); the worker task.
+
+    ``key``: the strata values to release every row under (a unit with merged small
+    strata is released under its own stratum's key); ``None`` keeps them.
 
     Returns the protected rows (the row column dropped) and a summary; with ``out``, the
     rows are written there (an Arrow IPC file, record batches of :data:`BATCH_ROWS` rows)
@@ -375,6 +347,11 @@ def protect_unit(source: Any, settings: StreamSettings, out: str | None = None
                         settings.params, standardize=settings.standardize,
                         names=settings.columns)
     table = others()  # one chunk: record batches of BATCH_ROWS rows in the IPC file
+    if key is not None:
+        for c, v in zip(settings.strata, key, strict=True):
+            i = table.schema.get_field_index(str(c))
+            field = table.schema.field(i)
+            table = table.set_column(i, field, pa.array([v] * table.num_rows, type=field.type))
     for j, name in enumerate(names):
         table = table.append_column(pa.field(name, pa.float64()),
                                     pa.array(res.centroids[res.labels, j]))
@@ -476,7 +453,8 @@ class _Output:
                 self.writer = pq.ParquetWriter(self.target, self.schema)
             self.writer.write_table(table.cast(self.schema))
         else:
-            table.to_pandas().to_csv(self.target, header=self.first, index=False)
+            table.to_pandas(ignore_metadata=True).to_csv(self.target, header=self.first,
+                                                        index=False)
         self.first = False
 
     def close(self) -> None:
@@ -539,19 +517,33 @@ def _run(jobs: list[list[int]], plan: Any, spill: str, target: Any, out_fmt: str
                 summaries.append(summary)
                 bar.update(members[u])
 
+            keys = [_release_key(plan, u, settings.strata) for u in range(len(jobs))]
             if executor is None:
                 for u, batches in enumerate(jobs):
-                    done(*protect_unit((spill, batches), settings), u)
+                    done(*protect_unit((spill, batches), settings, None, keys[u]), u)
             else:
                 def submit(u: int) -> cf.Future:
                     if remote:
-                        return executor.submit(protect_unit, read_unit(spill, jobs[u]), settings)
+                        return executor.submit(protect_unit, read_unit(spill, jobs[u]), settings,
+                                               None, keys[u])
                     out = str(Path(spill).with_name(f"unit{u}.arrow"))
-                    return executor.submit(protect_unit, (spill, jobs[u]), settings, out)
+                    return executor.submit(protect_unit, (spill, jobs[u]), settings, out,
+                                           keys[u])
                 _pipeline(len(jobs), submit, max(1, window), done, drain=not remote)
     finally:
         output.close()
     return summaries
+
+
+def _release_key(plan: Any, u: int, strata: list[Any]) -> tuple[Any, ...] | None:
+    """The strata values unit ``u`` is released under: its own stratum's, if small strata
+    were merged into it (else ``None``: every row keeps its own)."""
+    members = plan.units[u]
+    if len(members) == 1:
+        return None
+    key = plan.keys[members[0]]
+    values = key if len(strata) > 1 else (key,)
+    return tuple(v.item() if isinstance(v, np.generic) else v for v in values)
 
 
 def _pipeline(n: int, submit: Callable[[int], cf.Future], window: int,
@@ -587,5 +579,6 @@ def merge_lines(plan: Any, strata: list[Any]) -> list[str]:
     """One line per merged small stratum, for standard error."""
     pos = {key: i for i, key in enumerate(plan.keys)}
     return [f"merged stratum {describe_key(strata, small)} ({plan.sizes[pos[small]]} "
-            f"records) into {describe_key(strata, target)} (nearest centroid)"
+            f"records) into {describe_key(strata, target)} (nearest centroid): its rows are "
+            f"released as {describe_key(strata, target)}"
             for small, target in plan.merged.items()]

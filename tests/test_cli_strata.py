@@ -38,6 +38,7 @@ def read(path: Path) -> pd.DataFrame:
 
 def same_as_in_memory(result: pd.DataFrame, df: pd.DataFrame, **kwargs) -> None:
     """``result`` (any row order) equals ``microaggregate(df, ...)`` row by row (by id)."""
+    kwargs.setdefault("keep_rest", True)  # "wave" (when not a stratum) kept, as --keep wave
     expected = ma.microaggregate(df, **kwargs).set_index("id")
     got = result.astype({"id": int}).set_index("id").loc[expected.index]
     cols = ["income", "age", "hours"]
@@ -46,13 +47,15 @@ def same_as_in_memory(result: pd.DataFrame, df: pd.DataFrame, **kwargs) -> None:
 
 
 COLS = ["--columns", "income,age,hours"]
+#: "wave" is numeric and, when not a stratum, must be kept explicitly (release contract).
+KEEP = ["--keep", "wave"]
 
 
 def test_parquet_in_and_out_without_strata(tmp_path, capsys):
     df = national(200)
     src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
     df.to_parquet(src, index=False)
-    rc, _, err = run(["protect", src, "-k", "3", "-o", out, *COLS], capsys)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, *COLS, *KEEP], capsys)
     assert rc == 0, err
     res = pd.read_parquet(out)
     assert list(res.columns) == list(df.columns) and res["id"].tolist() == df["id"].tolist()
@@ -83,10 +86,10 @@ def test_whole_table_il_on_stderr_equals_the_in_memory_il(tmp_path, capsys):
     src = tmp_path / "in.parquet"
     df.to_parquet(src, index=False)
     rc, _, err = run(["protect", src, "-k", "3", "--strata", "region", "-o",
-                      tmp_path / "o.parquet", *COLS], capsys)
+                      tmp_path / "o.parquet", *COLS, *KEEP], capsys)
     assert rc == 0, err
     _, info = ma.microaggregate(df, 3, strata="region", columns=COLS[1].split(","),
-                                return_info=True)
+                                keep="wave", return_info=True)
     assert f"IL = {info.information_loss:.4f}% of the whole table" in err
 
 
@@ -95,10 +98,10 @@ def test_jobs_2_gives_the_same_file_as_one_job(tmp_path, capsys):
     src = tmp_path / "in.csv"
     df.to_csv(src, index=False)
     one, two = tmp_path / "one.csv", tmp_path / "two.csv"
-    assert run(["protect", src, "-k", "3", "--strata", "region", "-o", one, *COLS],
+    assert run(["protect", src, "-k", "3", "--strata", "region", "-o", one, *COLS, *KEEP],
                capsys)[0] == 0
     rc, _, err = run(["protect", src, "-k", "3", "--strata", "region", "--jobs", "2", "-o", two,
-                      *COLS], capsys)
+                      *COLS, *KEEP], capsys)
     assert rc == 0, err
     assert one.read_bytes() == two.read_bytes()
     same_as_in_memory(read(two), df, k=3, strata="region", columns=COLS[1].split(","))
@@ -113,10 +116,10 @@ def test_small_strata_error_names_them_and_merge_says_which(tmp_path, capsys):
     assert "region='R99' (2 records)" in line and "--small-strata merge" in line
     assert not out.exists()
     rc, _, err = run(["protect", src, "-k", "3", "--strata", "region", "--small-strata",
-                      "merge", "-o", out, *COLS], capsys)
+                      "merge", "-o", out, *COLS, *KEEP], capsys)
     assert rc == 0, err
     _, info = ma.microaggregate(df, 3, strata="region", small_strata="merge", return_info=True,
-                                columns=COLS[1].split(","))
+                                columns=COLS[1].split(","), keep="wave")
     (target,) = info.merged.values()
     assert f"merged stratum region='R99' (2 records) into region='{target}'" in err
     same_as_in_memory(read(out), df, k=3, strata="region", small_strata="merge",
@@ -134,7 +137,7 @@ def test_units_read_from_many_record_batches_equal_the_in_memory_function(
     src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
     df.to_parquet(src, index=False)
     rc, _, err = run(["protect", src, "-k", "3", "--strata", "region", "--small-strata",
-                      "merge", "-o", out, *COLS], capsys)
+                      "merge", "-o", out, *COLS, *KEEP], capsys)
     assert rc == 0, err
     same_as_in_memory(read(out), df, k=3, strata="region", small_strata="merge",
                       columns=COLS[1].split(","))
@@ -158,13 +161,13 @@ def test_csv_strata_to_stdout_keeps_other_columns_as_text(tmp_path, capsys):
     src = tmp_path / "in.csv"
     src.write_text("zip,region,x,y\n01234,a,1,5\n00020,a,2,4\n00300,a,3,9\n"
                    "04000,b,4,1\n05000,b,8,2\n06000,b,6,0\n")
-    rc, out, err = run(["protect", src, "-k", "3", "--strata", "region", "--columns", "x,y"],
-                       capsys)
+    rc, out, err = run(["protect", src, "-k", "3", "--strata", "region", "--columns", "x,y",
+                        "--keep", "zip"], capsys)
     assert rc == 0, err
     assert out.splitlines()[0] == "zip,region,x,y"
     assert [ln.split(",")[0] for ln in out.splitlines()[1:]] == [
         "01234", "00020", "00300", "04000", "05000", "06000"]
-    assert "passed through unchanged: zip, region" in err
+    assert "kept unchanged: zip" in err and "passed through unchanged: region" in err
 
 
 @pytest.mark.parametrize("argv, needle", [

@@ -89,7 +89,9 @@ def test_one_partition_and_task_per_stratum(client):
     result = microagg.dask.microaggregate(ddf, 3, strata="region", small_strata="merge")
     assert result.npartitions == 5  # five regions of >= 3 records; R9 merged into one
     parts = client.compute(result.to_delayed(), sync=True)
-    assert sorted(p["region"].nunique() for p in parts) == [1, 1, 1, 1, 2]
+    # the merged small stratum R9 is released under its target's key (release contract)
+    assert sorted(p["region"].nunique() for p in parts) == [1, 1, 1, 1, 1]
+    assert "R9" not in set(pd.concat(parts)["region"])
 
 
 def test_dask_errors_are_those_of_the_in_memory_function(client):
@@ -109,12 +111,13 @@ def test_protect_scheduler_uses_the_cluster(client, tmp_path, capsys):
     src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
     df.to_parquet(src, index=False)
     rc = main(["protect", str(src), "-k", "3", "--strata", "region,wave", "--small-strata",
-               "merge", "--columns", "income,age,hours", "--scheduler",
+               "merge", "--columns", "income,age,hours", "--keep", "person", "--scheduler",
                client.scheduler.address, "-o", str(out)])
     err = capsys.readouterr().err
     assert rc == 0, err
     expected = ma.microaggregate(df, 3, strata=["region", "wave"], small_strata="merge",
-                                 columns=["income", "age", "hours"]).set_index("person")
+                                 columns=["income", "age", "hours"],
+                                 keep="person").set_index("person")
     got = pd.read_parquet(out).set_index("person").loc[expected.index]
     pd.testing.assert_frame_equal(got, expected, check_dtype=False)
 

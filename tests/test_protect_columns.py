@@ -51,9 +51,12 @@ def test_numbers_stored_as_text_are_an_error_naming_column_and_sample(rng, kind,
     msg = str(info.value)
     assert "'v'" in msg and sample in msg and "text" in msg
     assert "'town'" not in msg  # a true text column is not numeric-looking
-    # naming the columns is the explicit way out: "v" then passes through, reported
-    out, rep = ma.microaggregate(df, k=3, columns=["a"], return_info=True)
-    assert rep.columns == ["a"] and rep.passed_through == ["v", "town"]
+    # naming the columns to protect is not enough (release contract: "v" looks numeric)
+    with pytest.raises(ValueError, match=r"'v'.*--keep v"):
+        ma.microaggregate(df, k=3, columns=["a"])
+    # keeping "v" is the explicit way out: it then passes through, reported
+    out, rep = ma.microaggregate(df, k=3, columns=["a"], keep="v", return_info=True)
+    assert rep.columns == ["a"] and rep.passed_through == ["v", "town"] and rep.kept == ["v"]
     assert _released_unchanged(df, out, "v")
 
 
@@ -83,7 +86,7 @@ def test_an_index_column_is_not_a_quasi_identifier(rng, how):
     # the groups are not driven by row numbers: same partition as without the column
     assert np.array_equal(info.labels, ma.mdav(ma.standardize(df[["a", "b"]]), 3))
     # named explicitly, it is protected
-    _, named = ma.microaggregate(df, k=3, columns=[index, "a"], return_info=True)
+    _, named = ma.microaggregate(df, k=3, columns=[index, "a"], keep="b", return_info=True)
     assert named.columns == [index, "a"]
 
 
@@ -104,7 +107,8 @@ def test_info_reports_protected_and_passed_through_columns(rng):
 def test_a_string_means_one_column(rng):
     df = pd.DataFrame({"age": rng.normal(size=N), "a": rng.normal(size=N),
                        "g": rng.normal(size=N), "e": rng.normal(size=N)})
-    out, info = ma.microaggregate(df, k=3, columns="age", return_info=True)
+    out, info = ma.microaggregate(df, k=3, columns="age", keep=list("age"[1:] + "a"),
+                                  return_info=True)
     assert info.columns == ["age"]
     assert all(_released_unchanged(df, out, c) for c in "age"[1:] + "a")
 

@@ -90,7 +90,8 @@ def test_csv_written_with_its_index_is_not_grouped_by_row_number(tmp_path, capsy
     _table().to_csv(src)  # index=True: an "Unnamed: 0" column of row numbers
     rc, _, err = run(["protect", src, "-k", "3", "-o", out], capsys)
     assert rc == 0
-    assert "passed through unchanged: Unnamed: 0, s" in err and "row index" in err
+    assert "kept unchanged: Unnamed: 0" in err and "row index" in err
+    assert "passed through unchanged: s" in err
     res = pd.read_csv(out)
     assert res["Unnamed: 0"].tolist() == list(range(30))
     assert res.groupby(["a", "b"]).size().min() >= 3
@@ -102,7 +103,9 @@ def test_numbers_stored_as_text_are_an_error_naming_the_column(tmp_path, capsys)
     rc, _, err = run(["protect", src, "-k", "3"], capsys)
     line = one_line_error(rc, err)
     assert "'income'" in line and "1,000" in line
-    rc, _, _ = run(["protect", src, "-k", "3", "--columns", "a,b"], capsys)
+    rc, _, err = run(["protect", src, "-k", "3", "--columns", "a,b"], capsys)
+    assert "--keep income" in one_line_error(rc, err)  # release contract: keep it explicitly
+    rc, _, _ = run(["protect", src, "-k", "3", "--columns", "a,b", "--keep", "income"], capsys)
     assert rc == 0
 
 

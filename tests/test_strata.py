@@ -95,7 +95,7 @@ def test_each_stratum_is_protected_as_a_table_of_its_own(case):
         key = key if len(strata) > 1 else key[0]
         if (part[cols].nunique() < 2).any():
             continue
-        alone = ma.microaggregate(part, k, columns=cols)
+        alone = ma.microaggregate(part, k, columns=cols, keep_rest=True)  # wave: not a stratum here
         np.testing.assert_array_equal(out.loc[part.index, cols].to_numpy(),
                                       alone[cols].to_numpy())
         row = info.strata.loc[key]

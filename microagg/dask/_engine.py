@@ -9,8 +9,15 @@
    ``set_index(unit, divisions=[0, 1, ..., u])`` gathers each unit into exactly one
    partition (a shuffle: strata bigger than a partition, or spread over many, are
    gathered first).
-4. One task per partition restores the input order and the index, and protects the
-   unit with :func:`microagg._strata.protect_block`, as the in-memory engine does.
+4. One task per partition restores the input order and the index, checks its unit
+   (its size is the one planned, its columns have the roles decided, so a source that
+   changed after the plan fails clearly) and protects it with
+   :func:`microagg._strata.protect_block`, as the in-memory engine does; a unit with
+   merged small strata is released under its own stratum's key.
+
+The columns' roles (:mod:`microagg._release`) are decided on the whole frame: its
+metadata (column names and types) and the profiles of every partition, computed in a
+first pass; never on a sample.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import pandas as pd
 
 from .._methods import get_method
 from .._protect import _check_call
+from .._release import Roles, check_names, combine_profiles, profile_frame
 from .._strata import (
     check_policy,
     combine_moments,
@@ -38,13 +46,12 @@ from .._validate import as_matrix, check_k
 __all__ = ["microaggregate"]
 
 _UNIT, _POS, _INDEX = "__microagg_unit__", "__microagg_pos__", "__microagg_index__"
-#: Rows of the first partition used to choose the columns by default.
-_SAMPLE_ROWS = 10_000
 
 
 def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
                    columns: Any = None, standardize: bool = True,
-                   small_strata: str = "error", **params: Any) -> Any:
+                   small_strata: str = "error", keep: Any = None, keep_rest: bool = False,
+                   **params: Any) -> Any:
     """Microaggregate a Dask DataFrame within strata: one task per stratum.
 
     Book: :ref:`sec-scale-dask`.
@@ -64,12 +71,15 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
     method : str, default "mdav"
         A registered method (:func:`microagg.list_methods`).
     columns : column label or sequence of column labels, optional
-        Columns to protect. Default: as :func:`microagg.microaggregate`, judged on the
-        first rows of the first partition.
+        Columns to protect. Default: as :func:`microagg.microaggregate`, judged on
+        every row of every partition.
     standardize : bool, default True
         Build each stratum's groups on its own z-scores.
     small_strata : {"error", "merge"}, default "error"
-        A stratum under ``k`` records: an error, or merged (as in the in-memory function).
+        A stratum under ``k`` records: an error, or merged (as in the in-memory function,
+        released under the key of the stratum it joined).
+    keep, keep_rest
+        As :func:`microagg.microaggregate`: columns released unchanged on purpose.
     **params
         Passed to the method.
 
@@ -86,7 +96,9 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
         If ``ddf`` is not a Dask DataFrame (for pandas, call
         :func:`microagg.microaggregate`).
     ValueError
-        As :func:`microagg.microaggregate` (e.g. a stratum under ``k`` with "error").
+        As :func:`microagg.microaggregate` (e.g. a stratum under ``k`` with "error", a
+        numeric-looking column neither protected nor kept). When computed: a unit
+        whose size or column roles differ from the plan (the source changed).
 
     Notes
     -----
@@ -107,20 +119,40 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
     >>> out.sort_index().equals(microagg.microaggregate(ddf.compute(), 3, strata="region"))
     True
     """
+    roles = _roles(ddf, method, columns, params, strata, keep, keep_rest)
+    k, plan, units, offsets = _plan(ddf, k, roles.strata, roles.protect,
+                                    check_policy(small_strata), standardize)
+    return _released(ddf, plan, units, offsets, k, method, params, roles, standardize)
+
+
+def _roles(ddf: Any, method: Any, columns: Any, params: dict[str, Any], strata: Any,
+           keep: Any, keep_rest: bool) -> Roles:
+    """The columns' roles, on the whole frame: its metadata and every partition's profile."""
     _check_frame(ddf)
-    sample = ddf.partitions[0].compute().head(_SAMPLE_ROWS)
-    _, columns, _ = _check_call(sample, method, columns, params, strata)
+    check_names(list(ddf.columns))
     strata = strata_list(strata, list(ddf.columns))
-    k, plan, units, offsets = _plan(ddf, k, strata, columns, check_policy(small_strata),
-                                    standardize)
+    profiles = combine_profiles(dask.compute(
+        [dask.delayed(profile_frame)(p) for p in ddf.to_delayed()])[0])
+    _, roles = _check_call(ddf._meta, method, columns, params, strata, keep=keep,
+                           keep_rest=keep_rest, profiles=profiles)
+    return roles
+
+
+def _released(ddf: Any, plan: Any, units: pd.DataFrame, offsets: list[int], k: int,
+              method: str, params: dict[str, Any], roles: Roles, standardize: bool) -> Any:
+    """The lazy release: rows tagged with their unit, gathered, one task per unit."""
+    strata, columns = roles.strata, roles.protect
     meta = ddf._meta.assign(**{_POS: np.int64(0), _INDEX: ddf._meta.index.to_numpy(),
                                _UNIT: np.int64(0)})
     tagged = ddf.map_partitions(_tag, units, strata, offsets, meta=meta,
                                 partition_info=True)
     gathered = tagged.set_index(_UNIT, divisions=list(range(len(plan.units) + 1)))
     out_meta = ddf._meta.astype({c: np.float64 for c in columns})
-    return gathered.map_partitions(_protect, k, method, params, columns, standardize,
-                                   ddf._meta.index.name, meta=out_meta)
+    sizes = [int(plan.sizes[u].sum()) for u in plan.units]
+    keys = [plan.keys[u[0]] if len(u) > 1 else None for u in plan.units]
+    return gathered.map_partitions(_protect, k, method, params, roles, standardize,
+                                   ddf._meta.index.name, sizes, keys, meta=out_meta,
+                                   partition_info=True)
 
 
 def _check_frame(ddf: Any) -> None:
@@ -150,22 +182,57 @@ def _tag(part: pd.DataFrame, units: pd.DataFrame, strata: list[Any], offsets: li
          partition_info: dict[str, Any] | None = None) -> pd.DataFrame:
     """Each row's unit, its position in the whole table and its index label."""
     number = partition_info["number"] if partition_info else 0
-    unit = part[strata].merge(units, how="left", on=strata)[_UNIT].to_numpy()
+    unit = part[strata].merge(units, how="left", on=strata)[_UNIT]
+    if unit.isna().any():
+        row = part[strata].iloc[int(np.flatnonzero(unit.isna().to_numpy())[0])]
+        raise ValueError(f"stratum {dict(row)} was not in the data when "
+                         "microagg.dask.microaggregate planned the strata: the source changed "
+                         "since; call it again on the current data")
+    unit = unit.to_numpy(dtype=np.int64)
     start = offsets[number]
     return part.assign(**{_POS: np.arange(start, start + len(part), dtype=np.int64),
                           _INDEX: part.index.to_numpy(), _UNIT: unit})
 
 
 def _protect(part: pd.DataFrame, k: int, method: str, params: dict[str, Any],
-             columns: list[Any], standardize: bool, index_name: Any) -> pd.DataFrame:
-    """Protect the one unit of a partition, its rows in input order (the task)."""
+             roles: Roles, standardize: bool, index_name: Any, sizes: list[int],
+             keys: list[Any], partition_info: dict[str, Any] | None = None) -> pd.DataFrame:
+    """Protect the one unit of a partition, its rows in input order (the task), after
+    checking that the unit is the one planned (its size, its columns' roles)."""
+    columns = roles.protect
     part = part.sort_values(_POS, kind="stable")
     out = part.set_index(_INDEX).drop(columns=[_POS])
     out.index.name = index_name
-    if not len(out):
+    if partition_info is None:  # Dask's metadata pass
         return out.astype({c: np.float64 for c in columns})
+    unit = partition_info["number"]
+    _check_unit(out, unit, sizes[unit], k, roles)
     X = as_matrix(out[columns], name="the protected columns")
     res = protect_block(X, k, get_method(method).function, params,
                         standardize=standardize, names=columns)
     out[columns] = res.released
+    if keys[unit] is not None:
+        values = keys[unit] if len(roles.strata) > 1 else (keys[unit],)
+        for c, v in zip(roles.strata, values, strict=True):
+            out[c] = v
     return out
+
+
+def _check_unit(out: pd.DataFrame, unit: int, size: int, k: int, roles: Roles) -> None:
+    """The task's own check: the unit has the planned size (at least k) and every column
+    the role decided on the whole frame."""
+    if len(out) != size or len(out) < k:
+        found = out[roles.strata].drop_duplicates().head(3).to_dict("records")
+        raise ValueError(f"unit {unit} (strata {found}) has {len(out)} records when computed "
+                         f"but {size} when planned (k={k}): "
+                         "the source changed after microagg.dask.microaggregate was called; "
+                         "call it again on the current data")
+    names = list(out.columns)
+    profiles = dict(zip(names, profile_frame(out), strict=True))
+    bad = [c for c in roles.protect if profiles[c].kind not in ("number", "empty")]
+    bad += [c for c in roles.passed if profiles[c].numeric_like and not roles.keep_rest]
+    if bad:
+        raise ValueError(f"column(s) {bad} of unit {unit} do not have the role decided when "
+                         "microagg.dask.microaggregate was called (protected columns must be "
+                         "numbers, passed-through ones hold no number): the source changed "
+                         "since; call it again on the current data")

@@ -1,0 +1,267 @@
+"""The release audit: a second pair of eyes on a release, by microagg or any other tool.
+
+:func:`audit` checks a released table against its input: every released combination of
+strata keys and protected columns is shared by ``k`` rows or more, no released column
+equals an input numeric(-like) column unless that column was kept (or is k-anonymous on
+its own), and the row count and kept columns equal the input's. It reads both tables batch
+by batch (order-free fingerprints of each column, counts of each released combination), so
+it runs on files larger than memory and on rows in any order. ``microagg protect`` calls it
+(:func:`check_release`) on every file it writes, before the file gets its name; ``microagg
+audit`` offers it on the command line. The columns' roles are those of
+:mod:`microagg._release`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._csv import read_text_csv
+from ._release import DECORATION, Roles, check_names, profile_batches
+from ._validate import check_count, column_labels
+
+__all__ = ["ReleaseAudit", "audit", "table_batches", "check_release"]
+
+
+@dataclass(frozen=True)
+class ReleaseAudit:
+    """What :func:`audit` found.
+
+    Book: :ref:`chap-mdav`.
+
+    Attributes
+    ----------
+    passed : bool
+        True if every check passed.
+    failures : list of str
+        One sentence per failed check, naming it (``"k-anonymity"``, ``"raw column"``,
+        ``"rows"``, ``"kept column"``, ``"columns"``).
+    rows : int
+        Rows of the input.
+    protected, strata, kept : list
+        The columns audited in each role.
+    smallest : int
+        The fewest rows sharing one released combination of strata keys and protected
+        columns (0 without protected columns).
+    """
+
+    passed: bool
+    failures: list[str]
+    rows: int
+    protected: list[Any]
+    strata: list[Any]
+    kept: list[Any]
+    smallest: int
+
+
+def table_batches(table: Any, fmt: str | None = None, rows: int = 65_536
+                  ) -> Iterator[pd.DataFrame]:
+    """A DataFrame (one batch), or a CSV (as text) or Parquet file (index columns as
+    ordinary columns) batch by batch."""
+    if isinstance(table, pd.DataFrame):
+        yield table
+        return
+    path = Path(table)
+    fmt = fmt or ("parquet" if path.suffix.lower() in (".parquet", ".pq", ".parq") else "csv")
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        reader = pq.ParquetFile(path)
+        check_names(reader.schema_arrow.names)
+        empty = True
+        for batch in reader.iter_batches(batch_size=rows):
+            empty = False
+            yield batch.to_pandas(ignore_metadata=True)
+        if empty:
+            yield reader.schema_arrow.empty_table().to_pandas(ignore_metadata=True)
+        return
+    yield from read_text_csv(path, chunksize=rows)
+
+
+def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: Any = None,
+          keep: Any = None, formats: tuple[str | None, str | None] = (None, None)
+          ) -> ReleaseAudit:
+    """Check a released table against its input: a second pair of eyes on any release.
+
+    Book: :ref:`chap-mdav`.
+
+    Checks (each failure is named in ``failures``):
+
+    * **k-anonymity**: every released combination of the strata keys and the protected
+      columns is shared by at least ``k`` rows;
+    * **raw column**: no released column equals (as a multiset of values, in any row
+      order) an input column that is numeric or looks numeric, unless that column is
+      kept, a stratum, or shares each of its values (within strata) with ``k`` rows;
+    * **rows** and **kept column**: the row count, and each kept column's values, equal
+      the input's; **columns**: every input column is released.
+
+    Parameters
+    ----------
+    original, released : pandas.DataFrame or path
+        The input and the release: tables, or CSV (compared as text) or Parquet files,
+        read batch by batch; rows may be in any order.
+    k : int
+        The promised minimum group size.
+    strata, columns, keep : column label or list, optional
+        Strata columns (their released values may be recoded); the protected columns
+        (default: every input column that looks numeric, except strata and kept ones);
+        the columns released unchanged on purpose.
+    formats : (str or None, str or None)
+        Formats of the two files, ``"csv"`` or ``"parquet"``, where their names do not
+        tell (default: Parquet for .parquet, .pq, .parq, else CSV).
+
+    Returns
+    -------
+    ReleaseAudit
+
+    Examples
+    --------
+    >>> import pandas as pd, microagg
+    >>> df = pd.DataFrame({"age": [23, 25, 24, 61, 64, 60], "town": list("abcdef")})
+    >>> microagg.audit(df, microagg.microaggregate(df, k=3), k=3).passed
+    True
+    >>> bad = microagg.audit(df, df, k=3)  # released raw
+    >>> bad.passed, bad.failures[0].split(":")[0]
+    (False, 'k-anonymity')
+    """
+    k = check_count(k, "k", 1)
+    fin, fout = formats
+    names, profiles = profile_batches(table_batches(original, fin),
+                                      text_numbers=not isinstance(original, pd.DataFrame))
+    prof = dict(zip(names, profiles, strict=True))
+    strata_cols = [] if strata is None else column_labels(strata, names, "strata")
+    kept = [] if keep is None else column_labels(keep, names, "keep")
+    protected = ([c for c in names if prof[c].numeric_like and c not in strata_cols
+                  and c not in kept] if columns is None
+                 else column_labels(columns, names, "columns"))
+    seen = _read_release(released, fout, names, strata_cols, protected)
+    failures = seen.failures
+    protected, strata_cols = ([c for c in cols if c in seen.hashes]
+                              for cols in (protected, strata_cols))
+    in_hash = _fingerprints(original, fin, [c for c in names
+                                            if prof[c].numeric_like or c in kept])
+    rows = prof[names[0]].rows if names else 0
+    if seen.rows != rows:
+        failures.append(f"rows: the release has {seen.rows} rows, the input {rows}")
+    smallest = _smallest(seen.counts, len(strata_cols + protected))
+    if seen.counts and smallest < k:
+        failures.append(f"k-anonymity: released combination(s) of {strata_cols + protected} "
+                        f"are shared by fewer than k={k} rows (the smallest by {smallest})")
+    failures += [f"kept column: {c!r} is not released exactly as it was read" for c in kept
+                 if c in seen.hashes and not _same(in_hash[c], seen.hashes[c], text_only=True)]
+    raw = [(r, c) for c in names if prof[c].numeric_like and c not in kept
+           and c not in strata_cols for r in seen.hashes if _same(in_hash[c], seen.hashes[r])]
+    failures += [f"raw column: released column {r!r} equals the input column {c!r}, which is "
+                 "numeric(-like) and was not kept" for r, c in raw
+                 if not _k_anonymous_alone(released, fout, r, strata_cols, k)]
+    return ReleaseAudit(passed=not failures, failures=failures, rows=rows, protected=protected,
+                        strata=strata_cols, kept=kept, smallest=smallest)
+
+
+def _fingerprints(table: Any, fmt: str | None, columns: list[Any]) -> dict[Any, Any]:
+    out: dict[Any, Any] = {}
+    for batch in table_batches(table, fmt):
+        for c in columns:
+            out[c] = _add(out.get(c), _hashes(batch[c]))
+    return out
+
+
+@dataclass
+class _Seen:
+    """One pass over the release: rows, combination counts, column fingerprints."""
+
+    rows: int = 0
+    counts: list[pd.Series] = field(default_factory=list)
+    hashes: dict[Any, Any] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)
+
+
+def _read_release(released: Any, fmt: str | None, names: list[Any], strata: list[Any],
+                  protected: list[Any]) -> _Seen:
+    seen = _Seen()
+    key: list[Any] | None = None
+    for batch in table_batches(released, fmt):
+        if key is None:
+            missing = [c for c in names if c not in batch.columns]
+            if missing:
+                seen.failures.append(f"columns: input column(s) {missing} are not in the "
+                                     "release")
+            key = [c for c in strata + protected if c in batch.columns]
+        seen.rows += len(batch)
+        if key and len(batch):
+            seen.counts.append(batch[key].astype(str).value_counts(sort=False))
+        for c in batch.columns:
+            seen.hashes[c] = _add(seen.hashes.get(c), _hashes(batch[c]))
+    return seen
+
+
+def _smallest(counts: list[pd.Series], levels: int) -> int:
+    """The fewest rows sharing one combination (0 if there is none)."""
+    if not counts:
+        return 0
+    return int(pd.concat(counts).groupby(level=list(range(levels)), sort=False).sum().min())
+
+
+def _hashes(col: pd.Series) -> tuple[int, int | None, int]:
+    """Order-free fingerprints of a column: of its text, of its values as numbers (None if
+    some are not numbers), and its length."""
+    text = col.astype(str).where(col.notna(), "")
+    h_text = int(pd.util.hash_array(text.to_numpy(dtype=object)).sum(dtype=np.uint64))
+    if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
+        nums = col.to_numpy(dtype=float)
+    else:
+        nums = pd.to_numeric(text.str.replace(DECORATION, "", regex=True), errors="coerce")
+        nums = nums.to_numpy(dtype=float)
+    if np.isnan(nums).any():
+        h_num = None
+    else:
+        h_num = int(pd.util.hash_array(nums + 0.0).sum(dtype=np.uint64))
+    return h_text, h_num, len(col)
+
+
+def _add(acc: Any, h: tuple[int, int | None, int]) -> tuple[int, int | None, int]:
+    if acc is None:
+        return h
+    mask = (1 << 64) - 1
+    num = None if acc[1] is None or h[1] is None else (acc[1] + h[1]) & mask
+    return (acc[0] + h[0]) & mask, num, acc[2] + h[2]
+
+
+def _same(a: Any, b: Any, *, text_only: bool = False) -> bool:
+    if a is None or b is None or a[2] != b[2] or a[2] == 0:
+        return False
+    if a[0] == b[0]:
+        return True
+    return not text_only and a[1] is not None and a[1] == b[1]
+
+
+def _k_anonymous_alone(released: Any, fmt: str | None, column: Any, strata: list[Any],
+                       k: int) -> bool:
+    """True if every released value of ``column`` (within strata) is shared by k rows."""
+    parts = [b[strata + [column]].astype(str).value_counts(sort=False)
+             for b in table_batches(released, fmt) if len(b)]
+    if not parts:
+        return True
+    counts = pd.concat(parts).groupby(level=list(range(len(strata) + 1)), sort=False).sum()
+    return bool(counts.min() >= k)
+
+
+def check_release(original: Any, released: Any, k: int, roles: Roles,
+                  formats: tuple[str | None, str | None] = (None, None)) -> ReleaseAudit:
+    """:func:`audit` a release written by microagg (``released``: a file, an open file
+    that is flushed first, or a table); a failed check is an error naming it."""
+    if hasattr(released, "flush"):
+        released.flush()
+        released = released.name
+    kept = roles.keep + roles.passed  # passed through: text, or everything with keep_rest
+    result = audit(original, released, k, strata=roles.strata or None,
+                   columns=roles.protect, keep=kept or None, formats=formats)
+    if not result.passed:
+        raise ValueError("the release audit failed, nothing was written: "
+                         + "; ".join(result.failures))
+    return result

@@ -1,0 +1,388 @@
+"""The release contract: which columns are protected, kept or refused, and the audit.
+
+One rule, used by every path (:func:`microagg.microaggregate`, ``microagg protect`` in
+memory and ``--strata`` streamed, :func:`microagg.dask.microaggregate`), decided on the
+*whole* input, never on a sample:
+
+1. Each column gets a :class:`ColumnProfile`, computed batch by batch (record batches,
+   CSV chunks, Dask partitions) and combined exactly (:func:`profile_frame`,
+   :func:`combine_profiles`): its kind (numbers, booleans, dates, timedeltas, nested
+   values, text), how many rows hold numbers written as text and where the first ones
+   are, and whether it counts 0, 1, ..., n-1 (a row index written into the file).
+2. :func:`decide_roles` gives each column a role: *protected* (named, or by default
+   every numeric column), a *stratum*, *kept* (named in ``keep``: released exactly as
+   read), a *row index* (a first column ``Unnamed: 0`` or counting 0..n-1: kept, with
+   a note) or *passed through* (text that holds no number). A column that is numeric or
+   looks numeric (numbers as text in any share of its rows, timedeltas, nested numbers)
+   and has none of these roles is an error naming it, its first offending rows and the
+   fix; passing such columns through needs the explicit ``keep_rest=True``
+   (``--keep-rest``).
+
+The release audit, which checks a release against these roles, is in
+:mod:`microagg._audit`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["RESERVED", "ColumnProfile", "Roles", "profile_frame",
+           "combine_profiles", "profile_batches", "decide_roles", "check_names",
+           "numeric_text", "protectable"]
+
+#: Column names the engines use internally; an input column with one of them is an error.
+RESERVED = ("__microagg_row__", "__microagg_pos__", "__microagg_unit__", "__microagg_index__")
+#: Characters that make a number text: thousands separators, currency, percent, blanks.
+DECORATION = r"[\s,$\u20ac\u00a3\u00a5%_']"
+#: Text that is a written list, tuple or mapping holding a number (nested numbers as text).
+LISTED = r"^\s*[\[({].*\d.*[\])}]\s*$"
+#: Offending rows named in an error.
+SHOWN = 5
+
+
+@dataclass(frozen=True)
+class ColumnProfile:
+    """What a column holds over the whole input (or the rows profiled so far).
+
+    ``kind``: ``"number"`` (a numeric type, or text whose every non-missing value is a
+    plain number), ``"bool"``, ``"datetime"``, ``"timedelta"``, ``"nested"`` (lists,
+    structs or maps holding numbers), ``"empty"`` (no value yet) or ``"text"``.
+    ``numbers``: rows holding a number (after removing thousands separators, currency
+    and percent signs); ``number_rows``: the first of them (0-based data rows);
+    ``samples``: the first values that are not plain numbers. ``first``, ``last`` and
+    ``steps`` tell whether the column counts 0, 1, ..., n-1.
+    """
+
+    kind: str
+    rows: int = 0
+    missing: int = 0
+    numbers: int = 0
+    plain: int = 0
+    number_rows: tuple[int, ...] = ()
+    samples: tuple[Any, ...] = ()
+    first: float | None = None
+    last: float | None = None
+    steps: bool = True
+
+    @property
+    def numeric_like(self) -> bool:
+        """Numbers, or numbers in disguise: a column that may not be released raw."""
+        return (self.kind in ("number", "timedelta", "nested")
+                or (self.kind == "text" and self.numbers > 0))
+
+    @property
+    def counts_rows(self) -> bool:
+        """True if the column holds 0, 1, ..., n-1 (n > 1) in order."""
+        return (self.kind == "number" and self.rows > 1 and self.missing == 0
+                and self.first == 0 and self.last == self.rows - 1 and self.steps)
+
+
+def _kind(col: pd.Series) -> str:
+    t = col.dtype
+    if pd.api.types.is_bool_dtype(t):
+        return "bool"
+    if pd.api.types.is_timedelta64_dtype(t):
+        return "timedelta"
+    if pd.api.types.is_datetime64_any_dtype(t) or isinstance(t, pd.PeriodDtype):
+        return "datetime"
+    if pd.api.types.is_numeric_dtype(t):
+        return "number"
+    return "object"
+
+
+def _nested_number(value: Any) -> bool:
+    """True for a list, tuple, array, dict (struct or map) holding a number somewhere."""
+    if isinstance(value, dict):
+        return any(_nested_number(v) for v in value.values())
+    if isinstance(value, list | tuple | np.ndarray):
+        return any(_nested_number(v) for v in value)
+    if isinstance(value, bool | np.bool_):
+        return False
+    return isinstance(value, int | float | np.number)
+
+
+def _scalar_kind(values: pd.Series) -> str | None:
+    """The kind of an object column whose values all share one non-text kind."""
+    probe = values.iloc[:1000]
+    if probe.map(lambda v: isinstance(v, dict | list | tuple | np.ndarray)).any():
+        return "nested" if values.map(_nested_number).any() else "text"
+    if probe.map(lambda v: isinstance(v, pd.Timedelta)).all():
+        return "timedelta"
+    return None
+
+
+def numeric_text(text: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """For a column of text: which values are plain numbers, and which read as numbers
+    once thousands separators, currency and percent signs are removed (or are a written
+    list or mapping of numbers, such as ``"[1.5, 2]"``)."""
+    plain = pd.to_numeric(text, errors="coerce").notna().to_numpy()
+    cleaned = pd.to_numeric(text.str.replace(DECORATION, "", regex=True), errors="coerce")
+    listed = text.str.match(LISTED).to_numpy(dtype=bool)  # "[1.5, 2]", "{'a': 3}"
+    return plain, (cleaned.notna().to_numpy() | plain | listed)
+
+
+def profile_frame(frame: pd.DataFrame, *, na: Sequence[str] = (), text_numbers: bool = False
+                  ) -> list[ColumnProfile]:
+    """One :class:`ColumnProfile` per column of ``frame`` (in order).
+
+    ``na``: text read as a missing value (besides ``NaN``/``None`` and empty text).
+    ``text_numbers``: the frame is a file read as text (CSV), so a column whose every
+    value is a plain number is of kind ``"number"`` (as a reader typing the file would
+    make it); otherwise (a typed table) numbers held as text or objects are text.
+    """
+    missing_text = {"", *na}
+    out = []
+    for j in range(frame.shape[1]):
+        col = frame.iloc[:, j]
+        kind = _kind(col)
+        rows = len(col)
+        if kind != "object":
+            miss = int(col.isna().sum())
+            out.append(ColumnProfile(kind=kind if rows > miss else "empty", rows=rows,
+                                     missing=miss, **_range(col, kind)))
+            continue
+        present = col[col.notna().to_numpy()]
+        special = _scalar_kind(present) if len(present) else None
+        if special is not None:
+            out.append(ColumnProfile(kind=special, rows=rows, missing=rows - len(present)))
+            continue
+        text = present.astype(str)
+        declared = text.isin(missing_text).to_numpy()
+        text = text[~declared]
+        miss = rows - len(text)
+        plain, numbers = numeric_text(text) if len(text) else (np.zeros(0, bool),) * 2
+        positions = np.flatnonzero(col.notna().to_numpy())[~declared]
+        odd = text[~plain]
+        profile = ColumnProfile(
+            kind="empty" if not len(text) else "text", rows=rows, missing=miss,
+            numbers=int(numbers.sum()), plain=int(plain.sum()),
+            number_rows=tuple(int(i) for i in positions[numbers][:SHOWN]),
+            samples=tuple(dict.fromkeys(odd.iloc[:50]))[:3])
+        if text_numbers and len(text) and plain.all():
+            values = pd.to_numeric(text).to_numpy(dtype=float)
+            profile = replace(profile, kind="number",
+                              **_range_values(values, miss == 0))
+        out.append(profile)
+    return out
+
+
+def _range(col: pd.Series, kind: str) -> dict[str, Any]:
+    if kind != "number" or not len(col) or col.isna().any():
+        return {"steps": kind == "number" and not len(col)}
+    return _range_values(col.to_numpy(dtype=float), True)
+
+
+def _range_values(values: np.ndarray, complete: bool) -> dict[str, Any]:
+    if not complete or not values.size:
+        return {"steps": False}
+    return {"first": float(values[0]), "last": float(values[-1]),
+            "steps": bool((np.diff(values) == 1).all())}
+
+
+def combine_profiles(parts: Iterable[Sequence[ColumnProfile]]) -> list[ColumnProfile]:
+    """The profiles of the rows of ``parts`` taken in order (batches of one table)."""
+    result: list[ColumnProfile] | None = None
+    for part in parts:
+        result = list(part) if result is None else [
+            _combine(a, b) for a, b in zip(result, part, strict=True)]
+    if result is None:
+        raise ValueError("the table is empty: nothing to microaggregate")
+    return result
+
+
+def _combine(a: ColumnProfile, b: ColumnProfile) -> ColumnProfile:
+    if b.rows == 0:
+        return a
+    if a.rows == 0:
+        return b
+    if a.kind == "empty" or b.kind == "empty":
+        kind = b.kind if a.kind == "empty" else a.kind
+    elif a.kind == b.kind:
+        kind = a.kind
+    elif {a.kind, b.kind} <= {"number", "text"}:
+        kind = "text"
+    else:
+        kind = "text" if "text" in (a.kind, b.kind) else max(a.kind, b.kind)
+    if kind == "nested" or "nested" in (a.kind, b.kind) or "timedelta" in (a.kind, b.kind):
+        kind = "nested" if "nested" in (a.kind, b.kind) else "timedelta"
+    numbers = _as_text_numbers(a) + _as_text_numbers(b)
+    rows_b = tuple(a.rows + i for i in _number_rows(b))
+    return ColumnProfile(
+        kind=kind, rows=a.rows + b.rows, missing=a.missing + b.missing,
+        numbers=numbers, plain=a.plain + b.plain,
+        number_rows=(_number_rows(a) + rows_b)[:SHOWN],
+        samples=tuple(dict.fromkeys(a.samples + b.samples))[:3],
+        first=a.first, last=b.last,
+        steps=(a.steps and b.steps and a.last is not None and b.first == a.last + 1))
+
+
+def _as_text_numbers(p: ColumnProfile) -> int:
+    return p.rows - p.missing if p.kind == "number" and not p.numbers else p.numbers
+
+
+def _number_rows(p: ColumnProfile) -> tuple[int, ...]:
+    if p.number_rows or p.kind != "number":
+        return p.number_rows
+    return tuple(range(min(SHOWN, p.rows)))
+
+
+def profile_batches(batches: Iterable[pd.DataFrame], *, na: Sequence[str] = (),
+                    text_numbers: bool = False) -> tuple[list[Any], list[ColumnProfile]]:
+    """The column names and whole-input profiles of a table given batch by batch."""
+    names: list[Any] | None = None
+    parts = []
+    for batch in batches:
+        if names is None:
+            names = list(batch.columns)
+        parts.append(profile_frame(batch, na=na, text_numbers=text_numbers))
+    if names is None:
+        raise ValueError("the table has no columns")
+    return names, combine_profiles(parts)
+
+
+@dataclass(frozen=True)
+class Roles:
+    """The role of every column: protected, strata, kept (with row indexes), passed through
+    (text holding no number, or everything else under ``keep_rest``); ``notes`` for the
+    report."""
+
+    protect: list[Any]
+    strata: list[Any]
+    keep: list[Any]
+    passed: list[Any]
+    notes: list[str] = field(default_factory=list)
+    keep_rest: bool = False
+
+
+def check_names(names: Sequence[Any]) -> None:
+    """Duplicate and reserved column names are errors naming them and the fix."""
+    seen: set[Any] = set()
+    dup = list(dict.fromkeys(c for c in names if c in seen or seen.add(c)))
+    if dup:
+        raise ValueError(f"the table has duplicate column names {dup}: a repeated name cannot "
+                         "be protected or reported unambiguously; rename the columns first")
+    taken = [c for c in names if c in RESERVED]
+    if taken:
+        raise ValueError(f"column(s) {taken} have names microagg uses internally "
+                         f"({', '.join(RESERVED)}); rename them first")
+
+
+def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
+                 columns: Any = None, strata: Sequence[Any] = (), keep: Any = None,
+                 keep_rest: bool = False) -> Roles:
+    """Each column's role by the release contract (see the module docstring)."""
+    from ._validate import column_labels
+
+    check_names(names)
+    prof = dict(zip(names, profiles, strict=True))
+    strata = list(strata)
+    kept = [] if keep is None else column_labels(keep, names, "keep")
+    named = None if columns is None else column_labels(columns, names, "columns")
+    both = [c for c in (named or []) if c in strata]
+    if both:
+        raise ValueError(f"column(s) {both} are strata and cannot also be protected: a "
+                         "strata column is released unchanged; leave it out of columns")
+    clash = [c for c in kept if c in strata or c in (named or [])]
+    if clash:
+        raise ValueError(f"column(s) {clash} are named in keep and also as protected or "
+                         "strata columns; name each column once")
+    notes: list[str] = []
+    rest = [c for c in names if c not in strata and c not in kept]
+    index = _row_index(names, prof, rest)
+    if index is not None and (named is None or index not in named):
+        kept.append(index)
+        rest.remove(index)
+        how = "named by pandas" if str(index).startswith("Unnamed") else "0..n-1"
+        notes.append(f"{index!r} looks like a row index (the first column, {how}): kept "
+                     "unchanged, not protected; name it in columns to protect it")
+    if named is None:
+        protect = [c for c in rest if prof[c].kind == "number"]
+        if not protect:
+            raise _nothing_to_protect(names, prof)
+    else:
+        protect = named
+    passed = []
+    refused = []
+    for c in rest:
+        if c in protect:
+            continue
+        if prof[c].numeric_like and not keep_rest:
+            refused.append(c)
+        else:
+            passed.append(c)
+    if refused:
+        raise ValueError(_refusal(refused, prof))
+    return Roles(protect=list(protect), strata=strata, keep=kept, passed=passed, notes=notes,
+                 keep_rest=keep_rest)
+
+
+def _row_index(names: Sequence[Any], prof: dict[Any, ColumnProfile], rest: list[Any]) -> Any:
+    if not names or names[0] not in rest:
+        return None
+    first = names[0]
+    p = prof[first]
+    if str(first).startswith("Unnamed: 0") or p.counts_rows:
+        return first
+    return None
+
+
+def _nothing_to_protect(names: Sequence[Any], prof: dict[Any, ColumnProfile]) -> ValueError:
+    rows = max((p.rows for p in prof.values()), default=0)
+    if rows == 0:
+        return ValueError(f"the table has no rows (only the header {list(names)}): there is "
+                          "nothing to protect")
+    hint = ""
+    if len(names) == 1 and any(s in str(names[0]) for s in ";\t|"):
+        hint = (f" (its one column {names[0]!r} suggests another delimiter: save the file "
+                "with commas)")
+    return ValueError(f"the table has no numeric column to protect{hint}; its columns are "
+                      f"{list(names)[:10]}: name the columns to protect (columns=[...], "
+                      "--columns on the command line)")
+
+
+def _refusal(refused: list[Any], prof: dict[Any, ColumnProfile]) -> str:
+    parts = []
+    for c in refused:
+        p = prof[c]
+        if p.kind == "text":
+            rows = ", ".join(str(i + 1) for i in p.number_rows)
+            eg = f" (e.g. {p.samples[0]!r})" if p.samples else ""
+            parts.append(f"{c!r}{eg} holds numbers stored as text in {p.numbers} of {p.rows} "
+                         f"rows (first at data rows {rows})")
+        elif p.kind == "number":
+            parts.append(f"{c!r} is numeric ({p.rows - p.missing} numbers)")
+        else:
+            parts.append(f"{c!r} holds {'nested numbers' if p.kind == 'nested' else p.kind + 's'}")
+    keep = ",".join(map(str, refused))
+    return ("column(s) " + "; ".join(parts) + ": neither protected nor kept, so they would be "
+            "released unprotected; protect them (columns=[...], --columns; declare their "
+            "missing-value text, e.g. --na refused, or convert them, e.g. pd.to_numeric after "
+            f"removing ',' and '$'), or keep them unchanged on purpose (keep=[...], --keep {keep})")
+
+
+def protectable(frame: pd.DataFrame, columns: Sequence[Any], *, na: Sequence[str] = ()
+                ) -> pd.DataFrame:
+    """``frame`` with the text columns among ``columns`` (a file read as text) as numbers:
+    empty text and the declared missing-value text ``na`` become NaN (then an error
+    naming the rows, as microaggregation needs every value); other columns untouched."""
+    out = frame.copy()
+    missing = {"", *na}
+    for c in columns:
+        col = out[c]
+        if not pd.api.types.is_numeric_dtype(col.dtype):
+            text = col.astype(str).where(col.notna(), "")
+            values = pd.to_numeric(text.where(~text.isin(missing)), errors="coerce")
+            bad = np.flatnonzero(values.isna().to_numpy() & ~text.isin(missing).to_numpy())
+            if bad.size:
+                rows = ", ".join(str(i + 1) for i in bad[:SHOWN])
+                raise ValueError(f"column {c!r} is to be protected but holds text that is not "
+                                 f"a number in {bad.size} rows (first at data rows {rows}, e.g. "
+                                 f"{text.iloc[bad[0]]!r}): declare missing-value text with "
+                                 "--na, or fix those values")
+            out[c] = values.astype(float)
+    return out

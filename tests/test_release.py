@@ -1,0 +1,292 @@
+"""The release contract (issue 20, part A): column roles from the whole input, the same in
+every path; kept columns exact; merged strata k-anonymous; the release audit.
+
+Each test reproduces a failure measured in the issue (written before the fix).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from cli_helpers import one_line_error, run
+
+import microagg as ma
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+STRATA = ["--strata", "s"]
+
+
+def _numbers(n: int, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"s": rng.choice(["a", "b"], n), "x": rng.normal(size=n).round(3),
+                         "y": rng.gamma(2.0, 10.0, n).round(2)})
+
+
+def _leftovers(folder: Path, *keep: str) -> list[str]:
+    return sorted(p for p in os.listdir(folder) if p not in keep)
+
+
+def _refused(rc: int, err: str, column: str) -> str:
+    line = one_line_error(rc, err)
+    assert f"'{column}'" in line and f"--keep {column}" in line, line
+    return line
+
+
+# -- column roles from the whole input ------------------------------------------------------
+
+@pytest.mark.parametrize("extra", [[], STRATA, [*STRATA, "--jobs", "2"]])
+def test_text_beyond_the_first_batch_is_seen_by_every_path(tmp_path, capsys, monkeypatch,
+                                                           extra):
+    """Issue: income 'refused' in the first batch, numbers after: --strata released them."""
+    monkeypatch.setattr("microagg._stream.BATCH_ROWS", 40)
+    df = _numbers(200)
+    df["income"] = ["refused"] * 60 + [f"{v:.2f}" for v in np.arange(140) * 13.7]
+    src, out = tmp_path / "late.csv", tmp_path / "out.csv"
+    df.to_csv(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, *extra], capsys)
+    line = _refused(rc, err, "income")
+    assert "140 of 200 rows" in line and "data rows 61" in line and "--na refused" in line
+    assert _leftovers(tmp_path, "late.csv") == []
+    # kept on purpose, it is released exactly as read
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, "--keep", "income", *extra], capsys)
+    assert rc == 0, err
+    res = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert sorted(res["income"]) == sorted(df["income"])
+
+
+def test_dask_sees_every_partition(tmp_path):
+    """Issue: an empty (or n/a) first partition, then '43,761' in 75 % of rows: released."""
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    import microagg.dask
+
+    rng = np.random.default_rng(1)
+    n = 600
+    income = np.where(np.arange(n) % 4 == 0, "n/a",
+                      [f"{v:,}" for v in rng.integers(10_000, 90_000, n)])
+    df = pd.DataFrame({"s": rng.choice(["a", "b"], n), "x": rng.normal(size=n),
+                       "income": income})
+    df.loc[:149, "income"] = "n/a"
+    for parts in (dd.from_pandas(df, npartitions=4),
+                  dd.concat([dd.from_pandas(df.iloc[:0], npartitions=1),
+                             dd.from_pandas(df, npartitions=3)])):
+        with dask.config.set(scheduler="synchronous"), \
+                pytest.raises(ValueError, match=r"'income'.*--keep income"):
+            microagg.dask.microaggregate(parts, 3, strata="s")
+    with pytest.raises(ValueError, match=r"'income'.*--keep income"):
+        ma.microaggregate(df, 3, strata="s")
+
+
+def test_dask_task_checks_its_unit_when_it_runs(tmp_path):
+    """Issue: a graph built on a CSV that then changes released a group of 1 at compute()."""
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    import microagg.dask
+
+    src = tmp_path / "in.csv"
+    df = _numbers(60)
+    df.to_csv(src, index=False)
+    with dask.config.set(scheduler="synchronous"):
+        result = microagg.dask.microaggregate(dd.read_csv(src), 3, strata="s")
+        df.iloc[:-2].to_csv(src, index=False)  # the source changes before compute()
+        with pytest.raises(ValueError, match="when planned.*source changed"):
+            result.compute()
+    from microagg._release import decide_roles, profile_frame
+    from microagg.dask._engine import _check_unit
+
+    roles = decide_roles(list(df.columns), profile_frame(df), strata=["s"])
+    part = df[df["s"] == "a"]
+    _check_unit(part, 0, len(part), 3, roles)
+    with pytest.raises(ValueError, match="role"):
+        _check_unit(part.assign(x=part["x"].astype(str)), 0, len(part), 3, roles)
+
+
+@pytest.mark.parametrize("kind", ["timedelta", "one third numbers", "list", "struct"])
+def test_numbers_in_disguise_are_refused(kind):
+    df = _numbers(30)
+    df["z"] = {
+        "timedelta": pd.to_timedelta(np.arange(30), unit="D"),
+        "one third numbers": [str(i) if i % 3 == 0 else f"t{i}" for i in range(30)],
+        "list": [[float(i), 1.0] for i in range(30)],
+        "struct": [{"income": float(i), "age": 30 + i} for i in range(30)],
+    }[kind]
+    with pytest.raises(ValueError, match=r"'z'.*neither protected nor kept.*--keep z"):
+        ma.microaggregate(df, 3, strata="s")
+    out = ma.microaggregate(df, 3, strata="s", keep="z")
+    assert out["z"].tolist() == df["z"].tolist()
+
+
+@pytest.mark.parametrize("nested", ["list<double>", "struct<income,age>"])
+@pytest.mark.parametrize("extra", [[], STRATA])
+def test_parquet_nested_numbers_are_refused(tmp_path, capsys, nested, extra):
+    df = _numbers(30)
+    table = pa.Table.from_pandas(df, preserve_index=False)
+    values = ([[float(i), 2.0] for i in range(30)] if nested == "list<double>"
+              else [{"income": float(i), "age": i} for i in range(30)])
+    table = table.append_column("z", pa.array(values))
+    src = tmp_path / "in.parquet"
+    pq.write_table(table, src)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", tmp_path / "o.parquet", *extra], capsys)
+    assert "nested numbers" in _refused(rc, err, "z")
+    assert _leftovers(tmp_path, "in.parquet") == []
+
+
+@pytest.mark.parametrize("out_name", ["o.parquet", "o.csv"])
+@pytest.mark.parametrize("extra", [[], STRATA])
+def test_parquet_index_columns_are_columns(tmp_path, capsys, out_name, extra):
+    """Issue: written with set_index('income'): released raw (Parquet) or dropped (CSV)."""
+    df = _numbers(60).assign(income=np.random.default_rng(5).gamma(2.0, 900.0, 60).round(2))
+    src, out = tmp_path / "in.parquet", tmp_path / out_name
+    df.set_index("income").to_parquet(src)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, *extra], capsys)
+    assert rc == 0, err
+    assert "income" in err.splitlines()[0]  # protected (the first line of the report)
+    res = pd.read_parquet(out) if out.suffix == ".parquet" else pd.read_csv(out)
+    assert sorted(res.columns) == sorted(df.columns) and len(res) == 60
+    assert res.groupby(["x", "y", "income"]).size().min() >= 3  # protected, not raw
+    assert ma.audit(df, res, 3, strata="s" if extra else None).passed
+
+
+TOKENS = ["NA", "N/A", "null", "None", "nan", "TRUE", "", "1e3x", "Namibia"]
+
+
+@pytest.mark.parametrize("out_name", ["o.csv", "o.parquet"])
+@pytest.mark.parametrize("extra", [[], STRATA])
+def test_kept_text_is_released_exactly_as_read(tmp_path, capsys, out_name, extra):
+    df = _numbers(27).assign(country=TOKENS * 3, flag=["TRUE", "false", "True"] * 9)
+    src, out = tmp_path / "in.csv", tmp_path / out_name
+    df.to_csv(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, *extra], capsys)
+    assert rc == 0, err
+    res = (pd.read_csv(out, dtype=str, keep_default_na=False) if out.suffix == ".csv"
+           else pd.read_parquet(out))
+    for col in ("country", "flag"):
+        assert sorted(res[col]) == sorted(df[col].fillna("").astype(str)), col
+
+
+def test_merged_strata_are_k_anonymous_in_every_path(tmp_path, capsys):
+    """Issue: 22 'big' + 2 'tiny' rows, k=3: released combinations shared by 1 and 2 rows."""
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"s": ["big"] * 22 + ["tiny"] * 2, "x": rng.normal(size=24),
+                       "y": rng.normal(size=24)})
+    out, info = ma.microaggregate(df, 3, strata="s", small_strata="merge", return_info=True)
+    assert out.groupby(["s", "x", "y"]).size().min() >= 3
+    assert set(out["s"]) == {"big"} and any("released under its key" in n for n in info.notes)
+    src = tmp_path / "in.csv"
+    df.to_csv(src, index=False)
+    for jobs in ("1", "2"):
+        res_path = tmp_path / f"o{jobs}.csv"
+        rc, _, err = run(["protect", src, "-k", "3", *STRATA, "--small-strata", "merge",
+                          "--jobs", jobs, "-o", res_path], capsys)
+        assert rc == 0, err
+        assert "its rows are released as s='big'" in err
+        res = pd.read_csv(res_path)
+        assert res.groupby(["s", "x", "y"]).size().min() >= 3
+
+
+# -- clear errors ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case, text, needle", [
+    ("semicolons", "a;b;c\n1;2;3\n4;5;6\n7;8;9\n", "another delimiter"),
+    ("header only", "a,b,c\n", "no rows"),
+])
+@pytest.mark.parametrize("extra", [[], STRATA])
+def test_csv_without_numbers_says_why(tmp_path, capsys, case, text, needle, extra):
+    src = tmp_path / "in.csv"
+    src.write_text(text)
+    rc, _, err = run(["protect", src, "-k", "3", *extra], capsys)
+    line = one_line_error(rc, err)
+    assert needle in line or ("strata" in line and extra), line
+
+
+@pytest.mark.parametrize("extra", [[], STRATA])
+def test_parquet_with_duplicate_names(tmp_path, capsys, extra):
+    src = tmp_path / "in.parquet"
+    pq.write_table(pa.table([pa.array([1.0, 2.0, 3.0]), pa.array([1.0, 2.0, 4.0]),
+                             pa.array(["a", "a", "a"])], names=["x", "x", "s"]), src)
+    rc, _, err = run(["protect", src, "-k", "3", *extra], capsys)
+    assert "duplicate column names ['x']" in one_line_error(rc, err)
+
+
+@pytest.mark.parametrize("name", ["__microagg_row__", "__microagg_pos__", "__microagg_unit__"])
+@pytest.mark.parametrize("extra", [[], STRATA])
+def test_reserved_column_names(tmp_path, capsys, name, extra):
+    src = tmp_path / "in.csv"
+    _numbers(30).assign(**{name: "t"}).to_csv(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", *extra], capsys)
+    assert f"['{name}'] have names microagg uses internally" in one_line_error(rc, err)
+    with pytest.raises(ValueError, match="uses internally"):
+        ma.microaggregate(_numbers(30).assign(**{name: "t"}), 3, strata="s")
+
+
+def test_strata_given_as_values_or_none():
+    df = _numbers(30)
+    with pytest.raises(TypeError, match=r"column names, got a Series.*strata='s'"):
+        ma.microaggregate(df, 3, strata=df["s"])
+    dd = pytest.importorskip("dask.dataframe")
+    import microagg.dask
+
+    with pytest.raises(TypeError, match="strata is None: name the strata column"):
+        microagg.dask.microaggregate(dd.from_pandas(df, npartitions=2), 3, strata=None)
+
+
+# -- the audit -------------------------------------------------------------------------------
+
+def test_audit_api_names_each_failed_check():
+    df = _numbers(30).assign(id=[f"p{i}" for i in range(30)])
+    good = ma.microaggregate(df, 3, strata="s")
+    assert ma.audit(df, good, 3, strata="s").passed
+    shuffled = good.sample(frac=1.0, random_state=0)  # any row order
+    assert ma.audit(df, shuffled, 3, strata="s").smallest >= 3
+    raw = ma.audit(df, df, 3, strata="s")
+    assert not raw.passed and raw.failures[0].startswith("k-anonymity")
+    half = good.assign(y=df["y"])  # protected x only, y released raw
+    bad = ma.audit(df, half, 3, strata="s", columns=["x"])
+    assert [f.split(":")[0] for f in bad.failures] == ["raw column"]
+    changed = ma.audit(df, good.assign(id="x"), 3, strata="s", keep="id")
+    assert [f.split(":")[0] for f in changed.failures] == ["kept column"]
+    short = ma.audit(df, good.iloc[:-3], 3, strata="s")
+    assert "rows" in [f.split(":")[0] for f in short.failures]
+
+
+def test_audit_cli_on_any_tool_s_files(tmp_path, capsys):
+    df = _numbers(30)
+    src, good, raw = tmp_path / "in.csv", tmp_path / "good.csv", tmp_path / "raw.csv"
+    df.to_csv(src, index=False)
+    ma.microaggregate(df, 3, strata="s").sample(frac=1.0, random_state=1).to_csv(
+        good, index=False)
+    df.to_csv(raw, index=False)
+    rc, _, err = run(["audit", src, good, "-k", "3", "--strata", "s"], capsys)
+    assert rc == 0 and "passes the audit" in err
+    rc, _, err = run(["audit", src, raw, "-k", "3", "--strata", "s"], capsys)
+    lines = [ln for ln in err.splitlines() if "error" in ln]
+    assert rc == 2 and len(lines) == 1 and "k-anonymity" in lines[0]
+
+
+@pytest.mark.parametrize("extra", [[], STRATA])
+def test_a_release_that_fails_the_audit_is_not_written(tmp_path, capsys, monkeypatch, extra):
+    """A broken engine (groups of one) is caught by the audit on the written file."""
+    import microagg._strata as strata_module
+
+    original = strata_module.protect_block
+
+    def broken(X, k, *args, **kwargs):
+        return original(X, 1, *args, **kwargs)
+
+    monkeypatch.setattr("microagg._stream.protect_block", broken)
+    monkeypatch.setattr("microagg._strata.protect_block", broken)
+    monkeypatch.setattr("microagg._protect.aggregate", lambda X, labels: X)
+    src, out = tmp_path / "in.csv", tmp_path / "out.parquet"
+    _numbers(30).to_csv(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, *extra], capsys)
+    line = one_line_error(rc, err)
+    assert "release audit failed" in line and "k-anonymity" in line
+    assert _leftovers(tmp_path, "in.csv") == []

@@ -1,0 +1,136 @@
+"""One release contract in every path (issue 20, acceptance): a hypothesis property.
+
+Random tables (numbers, numbers as text in some rows, missing-value text, text, booleans,
+dates, timedeltas, nested lists, a Parquet index column) with random strata, small ones
+included, go through the API, the command line in memory, the command line streamed
+(``--jobs`` 1 and 2) and Dask on a two-worker ``LocalCluster``. Every path refuses with the
+same error, or writes outputs that pass the audit and equal each other.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pandas as pd
+import pytest
+from cli_helpers import run
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import microagg as ma
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+import dask  # noqa: E402
+
+import microagg.dask  # noqa: E402
+
+KINDS = ["number", "text numbers", "missing text", "text", "bool", "date", "timedelta",
+         "nested"]
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                  host="127.0.0.1", dashboard_address=None,
+                                  silence_logs=logging.ERROR) as cluster, \
+            distributed.Client(cluster) as c:
+        yield c
+
+
+def _column(kind: str, n: int, rng: np.random.Generator) -> list | np.ndarray:
+    if kind == "number":
+        return rng.normal(size=n).round(4)
+    if kind == "text numbers":
+        values = rng.integers(0, 99, n)
+        return [f"{int(v)}" if i % 3 == 0 else f"t{i}" for i, v in enumerate(values)]
+    if kind == "missing text":
+        return [f"{v:.2f}" if i % 2 else "n/a" for i, v in enumerate(rng.gamma(2.0, 9.0, n))]
+    if kind == "text":
+        return [f"t{i % 4}" for i in range(n)]
+    if kind == "bool":
+        return rng.integers(0, 2, n).astype(bool)
+    if kind == "date":
+        return pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 99, n), unit="D")
+    if kind == "timedelta":
+        return pd.to_timedelta(rng.integers(0, 99, n), unit="h")
+    return [[float(v), 1.0] for v in rng.normal(size=n)]
+
+
+@st.composite
+def cases(draw):
+    n = draw(st.integers(6, 24))
+    seed = draw(st.integers(0, 2**16))
+    rng = np.random.default_rng(seed)
+    kinds = draw(st.lists(st.sampled_from(KINDS), max_size=3))
+    n_strata = draw(st.integers(1, 3))
+    df = pd.DataFrame({"id": [f"r{i}" for i in range(n)],
+                       "s": [f"s{v}" for v in rng.integers(0, n_strata, n)],
+                       "x": rng.normal(size=n).round(4)})
+    for j, kind in enumerate(kinds):
+        df[f"c{j}"] = _column(kind, n, rng)
+    keep = [c for c in df.columns[3:] if draw(st.booleans())]
+    index = draw(st.booleans())  # written as a pandas index in the Parquet file
+    return df, keep, index, draw(st.sampled_from([2, 3]))
+
+
+def _outcome(fn):
+    try:
+        return "ok", fn()
+    except (ValueError, TypeError) as err:
+        return "error", " ".join(str(err).split())
+
+
+def _cli(args, capsys, out):
+    rc, _, err = run(args, capsys)
+    if rc != 0:
+        line = err.strip().splitlines()[-1]
+        return "error", line.split("microagg: error: ", 1)[-1]
+    return "ok", pd.read_parquet(out)
+
+
+def _same(result: pd.DataFrame, expected: pd.DataFrame) -> None:
+    got = result.set_index("id").loc[expected["id"]]
+    want = expected.set_index("id")
+    assert list(got.columns) == list(want.columns)
+    for c in want.columns:
+        assert [repr(v) for v in got[c].tolist()] == [repr(v) for v in want[c].tolist()], c
+
+
+@settings(max_examples=4, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(case=cases())
+def test_every_path_refuses_alike_or_releases_alike(case, client, tmp_path_factory, capsys):
+    df, keep, index, k = case
+    tmp = tmp_path_factory.mktemp("paths")
+    src = tmp / "in.parquet"
+    (df.set_index("x") if index else df).to_parquet(src)
+    frame = pq.read_table(src).to_pandas(ignore_metadata=True)  # as every path reads it
+    kw = {"keep": keep or None}
+    flags = ["--keep", ",".join(keep)] if keep else []
+    # without strata: the API and the command line in memory
+    api = _outcome(lambda: ma.microaggregate(frame, k, **kw))
+    cli = _cli(["protect", src, "-k", k, "-o", tmp / "mem.parquet", *flags], capsys,
+               tmp / "mem.parquet")
+    assert api[0] == cli[0] and (api[0] == "ok" or api[1] == cli[1]), (api[1], cli[1])
+    if api[0] == "ok":
+        _same(cli[1], api[1])
+        assert ma.audit(frame, cli[1], k, keep=["id", *keep]).passed
+    # by strata: the API, streamed with one and two jobs, and Dask
+    strata = {"strata": "s", "small_strata": "merge"}
+    api = _outcome(lambda: ma.microaggregate(frame, k, **strata, **kw))
+    outs = [_cli(["protect", src, "-k", k, "--strata", "s", "--small-strata", "merge",
+                  "--jobs", jobs, "-o", tmp / f"j{jobs}.parquet", *flags], capsys,
+                 tmp / f"j{jobs}.parquet") for jobs in ("1", "2")]
+    with dask.config.set({"dataframe.convert-string": False}):  # lists stay lists
+        outs.append(_outcome(lambda: microagg.dask.microaggregate(
+            dd.from_pandas(frame, npartitions=2), k, **strata, **kw).compute()))
+    for got in outs:
+        assert got[0] == api[0] and (api[0] == "ok" or got[1] == api[1]), (got[1], api[1])
+        if api[0] == "ok":
+            _same(got[1], api[1])
+    if api[0] == "ok":
+        assert ma.audit(frame, api[1], k, strata="s", keep=["id", *keep]).passed

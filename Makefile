@@ -15,6 +15,7 @@ VENDOR := _vendor
 NPM_PACKAGES := mathjax@3.2.2 @jupyter-widgets/html-manager@1.0.15 requirejs@2.3.7
 VENDOR_STAMP := $(VENDOR)/.vendored
 SITE := _build/html
+CFFCONVERT := $(VENV)/cffconvert
 
 .PHONY: help book test lab data env vendor clean clean-all bench lint
 
@@ -39,6 +40,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	rm -rf $(VENV)/wheelhouse
 	$(BIN)/python -m pip wheel --quiet -w $(VENV)/wheelhouse . nbclient ipykernel
 	rm -rf build
+	# cffconvert (tests/test_publishing.py) pins jsonschema<4 while Jupyter needs >=4.18: it
+	# gets a venv of its own
+	rm -rf $(CFFCONVERT) && $(BIN)/python -m venv $(CFFCONVERT)
+	$(CFFCONVERT)/bin/python -m pip install --quiet 'cffconvert==2.0.0'
 	touch $@
 
 env: $(STAMP)

@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+import unicodedata
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -246,8 +247,13 @@ def pdf_text() -> str:
     assert pdftotext, "pdftotext is missing (Debian: apt-get install -y poppler-utils)"
     done = subprocess.run([pdftotext, "-enc", "UTF-8", str(PDF), "-"], capture_output=True,
                           text=True, timeout=300, check=True)
-    # one space for any run of white space: titles may break across lines
-    return " ".join(done.stdout.split())
+    # one space for any run of white space (titles may break across lines); NFKC for the
+    # letters of math fonts (U+1D458 is k) and ligatures; straight quotes as in the sources
+    text = unicodedata.normalize("NFKC", done.stdout).translate(QUOTES)
+    return " ".join(text.split())
+
+
+QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 
 
 def _title(path: Path) -> str:
@@ -259,7 +265,7 @@ def _title(path: Path) -> str:
 
 
 def _plain(markdown: str) -> str:
-    return " ".join(re.sub(r"[`*]|\{[a-z]+\}", "", markdown).split())
+    return " ".join(re.sub(r"[`*$]|\{[a-z]+\}", "", markdown).split())
 
 
 def _section_title(label: str) -> tuple[str, str]:
@@ -274,8 +280,17 @@ def _section_title(label: str) -> tuple[str, str]:
 
 
 def test_pdf_has_every_chapter_title(pdf_text):
-    missing = [p.stem for p in toc.pages(ROOT) if _title(p) not in pdf_text]
+    # the root page (the preface) opens the PDF under the book's title, not its own
+    root, *others = toc.pages(ROOT)
+    assert _config()["title"] in pdf_text
+    assert _first_sentence(root) in pdf_text
+    missing = [p.stem for p in others if _title(p) not in pdf_text]
     assert not missing, f"titles missing from the PDF: {missing}"
+
+
+def _first_sentence(path: Path) -> str:
+    body = path.read_text(encoding="utf-8").split("\n# ", 1)[1].split("\n", 1)[1]
+    return _plain(body.strip().split(".")[0])
 
 
 def test_pdf_has_every_paper_table(pdf_text):

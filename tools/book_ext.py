@@ -18,7 +18,8 @@
   The API page (``chapters/api.md``) is made of these, so it cannot drift from the code.
 * Keys the execution cache on the package. ``_config.yml`` asks for ``execute_notebooks:
   cache``; the cache folder is ``_build/.jupyter_cache/<key>``, where the key hashes every file
-  of ``microagg/`` and ``data/`` (jupyter-cache itself keys each notebook on its code cells). An
+  of ``microagg/`` and ``data/``, the installed distributions' versions and the ``MICROAGG_*``
+  switches (jupyter-cache itself keys each notebook on its code cells). An
   HTML build (``make book``, the strict build of ``make test``) empties the cache first, so it
   always runs every chapter at the papers' settings and records the outputs; ``make pdf`` right
   after reuses them, and after any change to the package or the data it runs the chapters
@@ -42,6 +43,7 @@ import json
 import os
 import re
 import shutil
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -175,9 +177,23 @@ def _page_sizes(app: Any, exception: Exception | None) -> None:
 # -- execution cache -------------------------------------------------------------------------
 
 
+def _environment() -> str:
+    """What else decides the outputs: Python, every installed distribution's version, and the
+    package's environment switches (bar the per-build reproduction cache folder)."""
+    from importlib.metadata import distributions
+
+    from microagg.reproductions._registry import CACHE_ENV
+
+    versions = sorted(f"{d.metadata['Name']}=={d.version}" for d in distributions())
+    switches = sorted(f"{k}={v}" for k, v in os.environ.items()
+                      if k.startswith("MICROAGG_") and k != CACHE_ENV)
+    return "\n".join([sys.version, *versions, *switches])
+
+
 def cache_key(root: Path = ROOT) -> str:
-    """A hash of every file under ``microagg/`` and ``data/`` (names and bytes)."""
-    digest = hashlib.sha256()
+    """A hash of every file under ``microagg/`` and ``data/`` (names and bytes) and of
+    :func:`_environment`."""
+    digest = hashlib.sha256(_environment().encode())
     for top in KEYED:
         for path in sorted((root / top).rglob("*")):
             if path.is_file() and "__pycache__" not in path.parts:

@@ -258,10 +258,14 @@ def _model(state: dict[str, Any], ref: str) -> dict[str, Any]:
 def default_frame(state: dict[str, Any], model_id: str) -> bytes | None:
     """The PNG an explorer (:func:`microagg.views.explorer`, static) shows first, else None."""
     box = state.get(model_id, {})
-    children = box.get("state", {}).get("children", [])
-    if box.get("model_name") != "VBoxModel" or len(children) != 3:
+    if box.get("model_name") != "VBoxModel":
         return None
-    node = _model(state, children[1])
+    # the frames: the box's first Stack (controls, labels and captions are its other children)
+    stacks = [_model(state, c) for c in box.get("state", {}).get("children", [])
+              if _model(state, c)["model_name"] == "StackModel"]
+    if not stacks:
+        return None
+    node = stacks[0]
     while node["model_name"] == "StackModel":
         node = _model(state, node["state"]["children"][node["state"]["selected_index"]])
     if node["model_name"] != "ImageModel":

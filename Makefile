@@ -15,12 +15,14 @@ VENDOR := _vendor
 NPM_PACKAGES := mathjax@3.2.2 @jupyter-widgets/html-manager@1.0.15 requirejs@2.3.7
 VENDOR_STAMP := $(VENDOR)/.vendored
 SITE := _build/html
+CFFCONVERT := $(VENV)/cffconvert
 
-.PHONY: help book test lab data env vendor clean clean-all bench lint
+.PHONY: help book test lab data env vendor clean clean-all bench lint pdf
 
 help:
 	@echo "make book    build the book into $(SITE) (creates $(VENV), fetches data and web assets)"
-	@echo "make test    unit tests, chapters under nbval, strict book build, browser check"
+	@echo "make test    unit tests, chapters under nbval, strict book build, PDF, browser check"
+	@echo "make pdf     the whole book as _build/latex/book.pdf (needs TeX Live: see README)"
 	@echo "make lab     JupyterLab on chapters/ (the .md chapters open as notebooks)"
 	@echo "make data    copy the reference data from $(SHARED)/data/raw into data/raw and verify it"
 	@echo "make bench   run every tests/benchmarks/bench_*.py"
@@ -39,6 +41,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	rm -rf $(VENV)/wheelhouse
 	$(BIN)/python -m pip wheel --quiet -w $(VENV)/wheelhouse . nbclient ipykernel
 	rm -rf build
+	# cffconvert (tests/test_publishing.py) pins jsonschema<4 while Jupyter needs >=4.18: it
+	# gets a venv of its own
+	rm -rf $(CFFCONVERT) && $(BIN)/python -m venv $(CFFCONVERT)
+	$(CFFCONVERT)/bin/python -m pip install --quiet 'cffconvert==2.0.0'
 	touch $@
 
 env: $(STAMP)
@@ -69,6 +75,16 @@ book: env data vendor
 
 test: env data vendor
 	bash tools/run_tests.sh
+
+# The whole book as one PDF: Jupyter Book's LaTeX builder (xelatex) with Debian's TeX Live (see
+# README). The chapters' outputs come from the execution cache keyed on microagg/ and data/
+# (tools/book_ext.py): right after `make book` nothing runs again, and after a change to the
+# package or the data the chapters run first. --all: every page is read again for LaTeX (the
+# HTML build keeps its doctrees in the same folder).
+pdf: env data
+	$(BIN)/jupyter-book build . --all --builder pdflatex
+	@echo
+	@echo "PDF: $(CURDIR)/_build/latex/book.pdf"
 
 lab: env data
 	$(BIN)/python tools/lab_settings.py $(VENV)

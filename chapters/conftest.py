@@ -5,8 +5,14 @@ kernel (a jupytext MyST notebook) is read with ``jupytext.read`` and handed to n
 own collector, so ``pytest --nbval-lax chapters/foundations.md`` executes every code
 cell of the chapter in a fresh kernel (working folder ``chapters/``, as in the book
 build) and fails on the first error. The chapters carry no stored outputs, so they
-are checked by their own ``assert`` cells; outputs are compared only for cells marked
-``# NBVAL_CHECK_OUTPUT``.
+are checked by their own ``assert`` cells.
+
+nbval's per-cell options are cell tags (``nbval-ignore-output``, ``nbval-check-output``,
+``nbval-skip``, ...), written in the chapter as ``:tags: [nbval-ignore-output]``; Jupytext
+reads them into the cell's metadata, where nbval's own ``find_metadata_tags`` finds them
+below. Tags keep nbval's plumbing out of the code a reader sees (no ``# NBVAL_*`` comment
+lines, which ``tests/test_publishing.py`` rejects in chapters); comment markers would still
+be honoured.
 """
 
 from __future__ import annotations

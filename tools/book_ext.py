@@ -16,16 +16,35 @@
 * The ``{microagg-api} MODULE`` directive documents every name in ``MODULE.__all__``: an
   autosummary table, then autodoc of each function and class from its numpydoc docstring.
   The API page (``chapters/api.md``) is made of these, so it cannot drift from the code.
+* Keys the execution cache on the package. ``_config.yml`` asks for ``execute_notebooks:
+  cache``; the cache folder is ``_build/.jupyter_cache/<key>``, where the key hashes every file
+  of ``microagg/`` and ``data/``, the installed distributions' versions and the ``MICROAGG_*``
+  switches (jupyter-cache itself keys each notebook on its code cells). An
+  HTML build (``make book``, the strict build of ``make test``) empties the cache first, so it
+  always runs every chapter at the papers' settings and records the outputs; ``make pdf`` right
+  after reuses them, and after any change to the package or the data it runs the chapters
+  again (a new key): it never shows a stale number. With ``MICROAGG_QUICK=1`` the chapters run
+  at reduced settings, so such a build neither reads nor writes the cache.
+* Shows the package version (``microagg.__version__``, the one place it is kept) in every
+  page's footer.
+* LaTeX (``make pdf``): an explorer becomes its default frame, stored in the page's widget
+  state, and a sentence with the address of its online page (GitHub Pages, derived from
+  ``repository.url``); HTML tables (the pandas ``Styler`` output of the paper tables and the
+  ledger) become real tables, sized to the page.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import importlib
 import inspect
 import json
 import os
 import re
 import shutil
+import sys
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +54,12 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 logger = logging.getLogger(__name__)
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Where myst-nb's jupyter-cache lives: one folder per key (:func:`cache_key`).
+CACHE_ROOT = ROOT / "_build" / ".jupyter_cache"
+#: What the chapters' outputs depend on besides their own code: the package and the data.
+KEYED = ("microagg", "data")
 
 
 class MicroaggApi(SphinxDirective):
@@ -149,10 +174,235 @@ def _page_sizes(app: Any, exception: Exception | None) -> None:
                           encoding="utf-8")
 
 
+# -- execution cache -------------------------------------------------------------------------
+
+
+def _environment() -> str:
+    """What else decides the outputs: Python, every installed distribution's version, and the
+    package's environment switches (bar the per-build reproduction cache folder)."""
+    from importlib.metadata import distributions
+
+    from microagg.reproductions._registry import CACHE_ENV
+
+    versions = sorted(f"{d.metadata['Name']}=={d.version}" for d in distributions())
+    switches = sorted(f"{k}={v}" for k, v in os.environ.items()
+                      if k.startswith("MICROAGG_") and k != CACHE_ENV)
+    return "\n".join([sys.version, *versions, *switches])
+
+
+def cache_key(root: Path = ROOT) -> str:
+    """A hash of every file under ``microagg/`` and ``data/`` (names and bytes) and of
+    :func:`_environment`."""
+    digest = hashlib.sha256(_environment().encode())
+    for top in KEYED:
+        for path in sorted((root / top).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+                digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _execution_cache(app: Any) -> None:
+    """Point myst-nb's cache at this source's key (runs before myst-nb reads its config)."""
+    from microagg.reproductions import quick_mode
+
+    config = app.config
+    if config.nb_execution_mode != "cache":
+        return
+    if quick_mode():
+        # reduced settings: run everything, and keep those outputs out of the cache
+        config.nb_execution_mode = "force"
+        logger.info("MICROAGG_QUICK=1: chapters run at reduced settings, cache not used")
+        return
+    if app.builder.format == "html":
+        shutil.rmtree(CACHE_ROOT, ignore_errors=True)  # the site always runs every chapter
+    config.nb_execution_cache_path = str(CACHE_ROOT / cache_key())
+
+
+# -- version ---------------------------------------------------------------------------------
+
+
+def _version_footer(app: Any, config: Any) -> None:
+    import microagg
+
+    options = config.html_theme_options
+    footer = options.get("extra_footer") or ""
+    options["extra_footer"] = (f'{footer}<p class="microagg-version">microagg '
+                               f"{microagg.__version__}</p>")
+
+
+# -- LaTeX -----------------------------------------------------------------------------------
+
+#: In LaTeX, myst-nb picks a widget view first (an explorer: :func:`_explorer_frame`), and an
+#: HTML output before plain text (a pandas table: :func:`_html_table`).
+LATEX_MIME_PRIORITY = [("latex", WIDGET_VIEW, 5), ("latex", "text/html", 55)]
+
+
+def _latex_priorities(app: Any, config: Any) -> None:
+    config.nb_mime_priority_overrides = [*config.nb_mime_priority_overrides,
+                                         *LATEX_MIME_PRIORITY]
+
+
+def pages_url(repository_url: str) -> str:
+    """The GitHub Pages address of the repository ``https://github.com/OWNER/NAME``."""
+    match = re.fullmatch(r"https://github\.com/([^/]+)/([^/]+?)/?", repository_url)
+    if not match:
+        raise ValueError(f"repository.url {repository_url!r} is not https://github.com/OWNER/NAME")
+    return f"https://{match.group(1).lower()}.github.io/{match.group(2)}/"
+
+
+def _model(state: dict[str, Any], ref: str) -> dict[str, Any]:
+    return state[ref.removeprefix("IPY_MODEL_")]
+
+
+def default_frame(state: dict[str, Any], model_id: str) -> bytes | None:
+    """The PNG an explorer (:func:`microagg.views.explorer`, static) shows first, else None."""
+    box = state.get(model_id, {})
+    if box.get("model_name") != "VBoxModel":
+        return None
+    # the frames: the box's first Stack (controls, labels and captions are its other children)
+    stacks = [_model(state, c) for c in box.get("state", {}).get("children", [])
+              if _model(state, c)["model_name"] == "StackModel"]
+    if not stacks:
+        return None
+    node = stacks[0]
+    while node["model_name"] == "StackModel":
+        node = _model(state, node["state"]["children"][node["state"]["selected_index"]])
+    if node["model_name"] != "ImageModel":
+        return None
+    return base64.b64decode(node["buffers"][0]["data"])
+
+
+#: What the PDF says below an explorer's frame, before the address of its web page.
+EXPLORER_SENTENCE = ("This is an explorer's default figure; on the book's web page its "
+                     "controls change it:")
+
+
+def _explorer_frame(app: Any, docname: str, raw: nodes.raw) -> list[nodes.Node]:
+    js = getattr(app.env, "nb_metadata", {}).get(docname, {}).get("js_files", {})
+    body = js.get("ipywidgets_state", (None, {}))[1].get("body", "{}")
+    state = json.loads(body).get("state", {})
+    view = raw.astext().split(">", 1)[1].rsplit("</script>", 1)[0]
+    png = default_frame(state, json.loads(view)["model_id"])
+    if png is None:
+        return []
+    folder = Path(app.outdir).parent / "jupyter_execute"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{hashlib.sha256(png).hexdigest()}.png"
+    path.write_bytes(png)
+    url = pages_url(app.config.html_theme_options["repository_url"]) + f"{docname}.html"
+    text = nodes.paragraph()
+    text += nodes.emphasis(text=EXPLORER_SENTENCE + " ")
+    text += nodes.reference(url, url, refuri=url)
+    return [nodes.image(uri="/" + os.path.relpath(path, app.srcdir), alt="explorer frame"),
+            text]
+
+
+class _TableParser(HTMLParser):
+    """The cells of an HTML table: rows of ``(text, colspan, rowspan)``, header rows apart."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.head: list[list[tuple[str, int, int]]] = []
+        self.body: list[list[tuple[str, int, int]]] = []
+        self.in_head, self.row, self.cell = False, None, None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "thead":
+            self.in_head = True
+        elif tag == "tr":
+            self.row = []
+        elif tag in ("td", "th") and self.row is not None:
+            a = dict(attrs)
+            self.cell = ["", int(a.get("colspan") or 1), int(a.get("rowspan") or 1)]
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "thead":
+            self.in_head = False
+        elif tag in ("td", "th") and self.cell is not None and self.row is not None:
+            self.row.append((" ".join(self.cell[0].split()), self.cell[1], self.cell[2]))
+            self.cell = None
+        elif tag == "tr" and self.row is not None:
+            (self.head if self.in_head else self.body).append(self.row)
+            self.row = None
+
+    def handle_data(self, data: str) -> None:
+        if self.cell is not None:
+            self.cell[0] += data
+
+
+def _html_table(text: str) -> list[nodes.Node]:
+    """An HTML table as a docutils table whose columns share the text width (LaTeX)."""
+    parser = _TableParser()
+    parser.feed(text)
+    rows = parser.head + parser.body
+    if not rows:
+        return []
+    # lay the cells on a grid to find the columns (a rowspan covers the rows below it)
+    covered: set[tuple[int, int]] = set()
+    widths: dict[int, int] = {}
+    for i, row in enumerate(rows):
+        col = 0
+        for cell_text, colspan, rowspan in row:
+            while (i, col) in covered:
+                col += 1
+            for di in range(rowspan):
+                for dj in range(colspan):
+                    covered.add((i + di, col + dj))
+            if colspan == 1:
+                widths[col] = max(widths.get(col, 3), min(len(cell_text), 24))
+            col += colspan
+    ncols = 1 + max(c for _, c in covered)
+    table = nodes.table(classes=["colwidths-given"])
+    group = nodes.tgroup(cols=ncols)
+    table += group
+    for c in range(ncols):
+        group += nodes.colspec(colwidth=widths.get(c, 3))
+    for part, part_rows in ((nodes.thead(), parser.head), (nodes.tbody(), parser.body)):
+        if not part_rows:
+            continue
+        for row in part_rows:
+            line = nodes.row()
+            for cell_text, colspan, rowspan in row:
+                entry = nodes.entry()
+                if colspan > 1:
+                    entry["morecols"] = colspan - 1
+                if rowspan > 1:
+                    entry["morerows"] = rowspan - 1
+                entry += nodes.paragraph(text=cell_text)
+                line += entry
+            part += line
+        group += part
+    size = r"\scriptsize" if ncols > 8 else r"\footnotesize"
+    return [nodes.raw("", r"\begingroup" + size, format="latex"), table,
+            nodes.raw("", r"\endgroup", format="latex")]
+
+
+def _latex_outputs(app: Any, doctree: nodes.document) -> None:
+    """Cell outputs a PDF can show: explorers as their default frame, HTML tables as tables."""
+    if app.builder.format != "latex":
+        return
+    docname = app.env.docname
+    for raw in list(doctree.findall(nodes.raw)):
+        if "html" not in raw.get("format", "").split():
+            continue
+        text = raw.astext()
+        if text.startswith(f'<script type="{WIDGET_VIEW}">'):
+            raw.replace_self(_explorer_frame(app, docname, raw))
+        elif "<table" in text and "</table>" in text:
+            raw.replace_self(_html_table(text[text.index("<table"):]))
+
+
 def setup(app: Any) -> dict[str, Any]:
     os.environ.setdefault("MICROAGG_STATIC_EXPLORERS", "1")
     app.connect("builder-inited", _fresh_reproduction_cache)
     app.connect("config-inited", _theme_defaults)
+    app.connect("config-inited", _version_footer)
+    app.connect("config-inited", _latex_priorities)
+    # before myst-nb reads its configuration (builder-inited, priority 500)
+    app.connect("builder-inited", _execution_cache, priority=100)
+    # before Sphinx collects the images of the page (doctree-read, priority 500)
+    app.connect("doctree-read", _latex_outputs, priority=400)
     app.connect("html-page-context", _unique_scripts, priority=900)
     app.connect("build-finished", _widget_fonts)
     app.connect("build-finished", _page_sizes)

@@ -2,7 +2,8 @@
 # `make test` after set-up. Two phases, so that the last thing printed is pytest's summary:
 #   1. in parallel (one core each): every chapter under nbval (--nbval-lax, the .md files run in
 #      place through chapters/conftest.py, with MICROAGG_QUICK=1) and the strict book build
-#      (--all -W -n --keep-going, the papers' settings); logs and exit codes go to _build/logs/.
+#      (--all -W -n --keep-going, the papers' settings), then the PDF from the build's cached
+#      outputs; logs and exit codes go to _build/logs/.
 #   2. `pytest tests microagg --doctest-modules`: the unit tests, the docstring examples, and
 #      tests/site/, which turns phase 1's exit codes into test results (so a failing build or
 #      chapter fails this run) and checks the built pages in headless Chromium.
@@ -41,14 +42,27 @@ s=$(date +%s)
 rc=$?
 echo "$rc" > "$LOGS/book.rc"
 echo "   book build: exit $rc after $(( $(date +%s) - s )) s (log: $LOGS/book.log)"
+# The PDF (`make pdf`), from the outputs the strict build just recorded in the execution
+# cache (tools/book_ext.py): no chapter runs again. tests/test_publishing.py reads its text.
+# Skipped when the strict build failed (its failing chapter would only run again here).
+s=$(date +%s)
+if [ "$(cat "$LOGS/book.rc")" = 0 ]; then
+  "$BIN/jupyter-book" build . --all --builder pdflatex > "$LOGS/pdf.log" 2>&1
+  rc=$?
+  echo "   PDF build: exit $rc after $(( $(date +%s) - s )) s (log: $LOGS/pdf.log)"
+else
+  rc=skipped
+  echo "skipped: the strict book build failed" > "$LOGS/pdf.log"
+fi
+echo "$rc" > "$LOGS/pdf.rc"
 wait "$nbval_pid"
 
 if [ -d _build/html ]; then
   "$BIN/python" tools/export_notebooks.py _build/html >> "$LOGS/book.log" 2>&1 \
     || echo "   notebook export failed (see $LOGS/book.log)"
 fi
-for step in nbval book; do
-  if [ "$(cat "$LOGS/$step.rc")" != 0 ]; then
+for step in nbval book pdf; do
+  if [ "$(cat "$LOGS/$step.rc")" != 0 ] && [ "$(cat "$LOGS/$step.rc")" != skipped ]; then
     echo "-- last lines of $LOGS/$step.log:"
     tail -n 25 "$LOGS/$step.log" | sed 's/^/   /'
   fi

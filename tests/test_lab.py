@@ -2,7 +2,9 @@
 
 A reader opens a chapter, runs it and saves it (and JupyterLab autosaves while it runs); a
 page that is not a notebook opens as Markdown and is saved too. Afterwards the files are
-byte-identical and ``git status`` shows nothing in ``chapters/``. The server runs on the
+byte-identical and ``git status`` shows nothing in ``chapters/``. In the open chapter, a
+reference to another chapter reads "Chapter 2" and a citation "Domingo-Ferrer, 2006" (not
+"Chapter %s" or a bibliography key), and a solution's code is folded. The server runs on the
 repository's own ``chapters/`` (as ``make lab`` does), with the settings ``make lab`` writes
 (``tools/lab_settings.py``), in quick mode (``MICROAGG_QUICK=1``); a failing test puts every
 file of ``chapters/`` back as it was.
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -148,6 +151,8 @@ def test_chapter_runs_saves_and_stays_byte_identical(lab):
         .filter(cell => cell.model.type === 'code').map(cell => cell.inputHidden)""")
     assert 0 < sum(hidden) < len(hidden)
 
+    _check_references_read_as_text(page)
+
     started = time.monotonic()
     assert _command(page, "notebook:run-all-cells") is True, "a cell failed under Run All"
     assert time.monotonic() - started > AUTOSAVE_SECONDS  # autosave had its chance
@@ -158,6 +163,38 @@ def test_chapter_runs_saves_and_stays_byte_identical(lab):
     _command(page, "application:close")
     assert path.read_bytes() == original, f"{CHAPTER} changed on disk"
     assert _git_status() == ""
+
+
+def _check_references_read_as_text(page) -> None:
+    """A chapter reference reads "Chapter 2" and a citation "Domingo-Ferrer, 2006", not
+    "Chapter %s" or a bibliography key (the first markdown cell with each is checked)."""
+    shown = page.evaluate("""async () => {
+        const nb = window.jupyterapp.shell.currentWidget.content;
+        const out = {};
+        for (const [kind, role] of [["numref", "{numref}"], ["cite", "{cite}"]]) {
+            const i = nb.widgets.findIndex(c => c.model.type === "markdown"
+                && c.model.sharedModel.getSource().includes(role));
+            await nb.scrollToItem(i);
+            const cell = nb.widgets[i];
+            const selector = kind === "numref" ? "a.hover-link"
+                : "span[title='Citation Not Found'], span[data-microagg-cite]";
+            for (let t = 0; t < 60; t++) {
+                const nodes = [...cell.node.querySelectorAll(selector)];
+                const raw = n => /%s|[a-z]+[0-9]{4}[a-z]+/.test(n.textContent);
+                if (nodes.length && !nodes.some(raw)) {
+                    break;
+                }
+                await new Promise(r => setTimeout(r, 500));
+            }
+            out[kind] = [...cell.node.querySelectorAll(selector)].map(n => n.textContent);
+        }
+        return out;
+    }""")
+    assert shown["numref"] and all("%s" not in t for t in shown["numref"]), shown
+    assert any(re.fullmatch(r"Chapters? \d+", t) for t in shown["numref"]), shown
+    cites = " ".join(shown["cite"])
+    assert shown["cite"] and not re.search(r"[a-z]+\d{4}[a-z]+", cites), shown
+    assert re.search(r"[A-Z][\w-]+( and [A-Z][\w-]+| et al\.)?, \d{4}", cites), shown
 
 
 def test_text_page_opens_as_markdown_and_saves_unchanged(lab):

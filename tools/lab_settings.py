@@ -12,7 +12,16 @@ Two things, both written into ``<prefix>/share/jupyter``:
    (``labextensions/microagg-pages``, plain JavaScript, no build step) that registers a file
    type "MyST page" matching exactly those file names, with the editor as its viewer.
 
-Run again after adding a page (``make lab`` does). Usage: ``python tools/lab_settings.py .venv``
+3. Cross-references to other pages and citations read as text: jupyterlab-myst resolves a
+   reference only inside the open notebook and has no bibliography, so it shows
+   ``{numref}`Chapter %s <chap-mdav>``` as "Chapter %s" and ``{cite}`domingo2006survey``` as
+   the raw key. The same extension puts in the chapter's number or the page's title
+   ("Chapter 2", "For students: ...") and the citation's authors and year
+   ("Domingo-Ferrer, 2006"), read here from ``_toc.yml``, the pages' labels and
+   ``references.bib``. It changes only what is shown, never the notebook.
+
+Run again after adding a page, a label or a reference (``make lab`` does).
+Usage: ``python tools/lab_settings.py .venv``
 """
 
 from __future__ import annotations
@@ -33,8 +42,7 @@ FILE_TYPE = "microagg-page"
 # A federated extension as JupyterLab loads it: a script that puts a module container
 # {init, get} into window._JUPYTERLAB[name]; get("./extension") resolves to a factory of the
 # module, whose default export is the plugin. The plugin needs nothing but the application.
-REMOTE_ENTRY = """\
-// Written by tools/lab_settings.py: the book's pages that are not notebooks open as Markdown.
+REMOTE_ENTRY = r"""// Written by tools/lab_settings.py (microagg): how JupyterLab shows the book.
 (function () {
   var plugin = {
     id: "%(name)s:plugin",
@@ -72,6 +80,88 @@ REMOTE_ENTRY = """\
       }
     }
   };
+  // Unresolved references, shown as text a reader understands (see tools/lab_settings.py).
+  var LABELS = %(labels)s;
+  var CITES = %(cites)s;
+  var ROLE = /\{(numref|ref|eq|prf:ref)\}`([^`]*)`/g;
+  function setText(el, text) {
+    var node = el.lastChild;  // keep React's text node, change only its value
+    if (node && node.nodeType === 3 && node.nodeValue !== text) {
+      node.nodeValue = text;
+    }
+  }
+  function readable(root, source) {
+    root.querySelectorAll('span[title="Citation Not Found"]').forEach(function (el) {
+      var key = el.textContent.trim();
+      if (CITES[key]) {
+        setText(el, CITES[key]);
+        el.setAttribute("title", key);
+        el.setAttribute("data-microagg-cite", key);
+      }
+    });
+    var roles = [];
+    var m;
+    ROLE.lastIndex = 0;
+    while ((m = ROLE.exec(source)) !== null) {
+      roles.push(m);
+    }
+    var links = root.querySelectorAll("a.hover-link");
+    if (links.length !== roles.length) {
+      return;  // cannot pair the links with the roles safely
+    }
+    links.forEach(function (a, i) {
+      var body = roles[i][2];
+      var parts = /^([\s\S]*?)\s*<([^<>]+)>$/.exec(body);
+      var label = parts ? parts[2] : body;
+      var target = LABELS[label];
+      var shown = a.textContent;
+      if (!target || !(shown.indexOf("%%s") >= 0 || shown.trim() === label || shown === "??")) {
+        return;
+      }
+      var text;
+      if (roles[i][1] === "numref") {
+        text = (parts ? parts[1] : "%%s").replace("%%s", target.number || target.title);
+      } else {
+        text = parts ? parts[1] : target.title;
+      }
+      setText(a, text);
+    });
+  }
+  function patchAll(app) {
+    var widgets = app.shell.widgets("main");
+    var next = widgets.next();
+    while (next && !next.done && next.value !== undefined) {
+      var panel = next.value;
+      var cells = panel.content && panel.content.widgets;
+      if (cells) {
+        cells.forEach(function (cell) {
+          if (cell.model && cell.model.type === "markdown" && cell.rendered) {
+            readable(cell.node, cell.model.sharedModel.getSource());
+          }
+        });
+      }
+      next = widgets.next();
+    }
+  }
+  var readablePlugin = {
+    id: "%(name)s:readable-references",
+    description: "Show references to other pages and citations as readable text.",
+    autoStart: true,
+    requires: [],
+    optional: [],
+    activate: function (app) {
+      var timer = null;
+      new MutationObserver(function () {
+        if (timer === null) {
+          timer = setTimeout(function () {
+            timer = null;
+            patchAll(app);
+          }, 200);
+        }
+      }).observe(document.body, { childList: true, subtree: true, characterData: true });
+      setInterval(function () { patchAll(app); }, 2000);  // and whatever the observer missed
+    }
+  };
   var scope = (window._JUPYTERLAB = window._JUPYTERLAB || {});
   scope["%(name)s"] = {
     init: function () { return Promise.resolve(); },
@@ -79,7 +169,8 @@ REMOTE_ENTRY = """\
       if (module !== "./extension") {
         return Promise.reject(new Error("%(name)s has no module " + module));
       }
-      return Promise.resolve(function () { return { __esModule: true, default: [plugin] }; });
+      var module_ = { __esModule: true, default: [plugin, readablePlugin] };
+      return Promise.resolve(function () { return module_; });
     }
   };
 })();
@@ -91,14 +182,62 @@ def text_pages(root: Path = ROOT) -> list[str]:
     return sorted(p.name for p in pages(root) if not is_notebook(p))
 
 
-def write_extension(share: Path, names: list[str]) -> Path:
+def _numbered(root: Path) -> list[Path]:
+    """The pages of the numbered parts of ``_toc.yml``, in order (Chapter 1, 2, ...)."""
+    import yaml
+
+    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
+    files = [c["file"] for part in toc.get("parts", []) if part.get("numbered")
+             for c in part.get("chapters", [])]
+    return [root / f"{f}.md" for f in files]
+
+
+def labels(root: Path = ROOT) -> dict[str, dict[str, str]]:
+    """Label -> title (and chapter number) of every labelled heading of the book's pages."""
+    numbers = {p.resolve(): str(i) for i, p in enumerate(_numbered(root), 1)}
+    out: dict[str, dict[str, str]] = {}
+    for page in pages(root):
+        lines = page.read_text(encoding="utf-8").splitlines()
+        for i, line in enumerate(lines[:-1]):
+            label = re.fullmatch(r"\(([\w:.-]+)\)=", line.strip())
+            heading = re.match(r"(#+)\s+(.*)", lines[i + 1])
+            if label and heading:
+                entry = {"title": heading.group(2).strip()}
+                if len(heading.group(1)) == 1 and page.resolve() in numbers:
+                    entry["number"] = numbers[page.resolve()]
+                out[label.group(1)] = entry
+    return out
+
+
+def citations(root: Path = ROOT) -> dict[str, str]:
+    """Citation key -> "Author, year" / "A and B, year" / "A et al., year" from references.bib."""
+    text = (root / "references.bib").read_text(encoding="utf-8")
+    out = {}
+    for entry in re.split(r"\n(?=@)", text):
+        key = re.match(r"@\w+\{([^,\s]+),", entry)
+        author = re.search(r"\bauthor\s*=\s*\{(.*?)\},?\s*\n", entry, re.DOTALL)
+        year = re.search(r"\byear\s*=\s*\{?(\d{4})", entry)
+        if not (key and author and year):
+            continue
+        names = [a.split(",")[0].strip() if "," in a else a.split()[-1]
+                 for a in re.split(r"\s+and\s+", " ".join(author.group(1).split()))]
+        names = [n.replace("{", "").replace("}", "") for n in names]
+        who = (names[0] if len(names) == 1 else f"{names[0]} and {names[1]}"
+               if len(names) == 2 else f"{names[0]} et al.")
+        out[key.group(1)] = f"{who}, {year.group(1)}"
+    return out
+
+
+def write_extension(share: Path, names: list[str], root: Path = ROOT) -> Path:
     """Write the ``microagg-pages`` JupyterLab extension for ``names`` into ``share``."""
     folder = share / "labextensions" / EXTENSION
     static = folder / "static"
     static.mkdir(parents=True, exist_ok=True)
     pattern = "^(" + "|".join(re.escape(n) for n in names) + ")$"
     (static / "remoteEntry.js").write_text(REMOTE_ENTRY % {
-        "name": EXTENSION, "file_type": FILE_TYPE, "pattern": json.dumps(pattern)})
+        "name": EXTENSION, "file_type": FILE_TYPE, "pattern": json.dumps(pattern),
+        "labels": json.dumps(labels(root), ensure_ascii=False),
+        "cites": json.dumps(citations(root), ensure_ascii=False)}, encoding="utf-8")
     package = {
         "name": EXTENSION,
         "version": "1.0.0",
@@ -123,7 +262,7 @@ def main(prefix: Path, root: Path = ROOT) -> Path:
     viewers[FILE_TYPE] = "Editor"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(settings, indent=2) + "\n")
-    write_extension(share, text_pages(root))
+    write_extension(share, text_pages(root), root)
     return path
 
 

@@ -143,9 +143,8 @@ def test_chapter_runs_saves_and_stays_byte_identical(lab):
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=60_000)
     page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.ready")
     assert page.locator(".jp-Dialog").count() == 0, "a dialog opened with the chapter"
-    # (JupyterLab itself marks a notebook modified when its kernel reports language_info, a
-    # key the chapters leave out because it names the Python patch version; saving then
-    # writes the same bytes, which is what is checked below.)
+    page.wait_for_timeout(1000)  # the kernel has reported its language_info by now
+    assert not _dirty(page), f"{CHAPTER} shows as modified as soon as it opens"
     # A solution's code folds with its prose: its input is collapsed, the others are open.
     hidden = page.evaluate("""() => window.jupyterapp.shell.currentWidget.content.widgets
         .filter(cell => cell.model.type === 'code').map(cell => cell.inputHidden)""")

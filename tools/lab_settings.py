@@ -12,7 +12,10 @@ Two things, both written into ``<prefix>/share/jupyter``:
    (``labextensions/microagg-pages``, plain JavaScript, no build step) that registers a file
    type "MyST page" matching exactly those file names, with the editor as its viewer.
 
-3. Cross-references to other pages and citations read as text: jupyterlab-myst resolves a
+3. Opening or running a chapter does not mark it modified: what JupyterLab adds and Jupytext
+   never writes (the kernel's ``language_info``, outputs, the run-time cell metadata that
+   ``chapters/jupytext.toml`` filters out) is not counted as a change.
+4. Cross-references to other pages and citations read as text: jupyterlab-myst resolves a
    reference only inside the open notebook and has no bibliography, so it shows
    ``{numref}`Chapter %s <chap-mdav>``` as "Chapter %s" and ``{cite}`domingo2006survey``` as
    the raw key. The same extension puts in the chapter's number or the page's title
@@ -127,11 +130,48 @@ REMOTE_ENTRY = r"""// Written by tools/lab_settings.py (microagg): how JupyterLa
       setText(a, text);
     });
   }
+  // A chapter is not "modified" by what JupyterLab itself adds when it opens or runs it and
+  // Jupytext never writes (language_info, outputs, the cell metadata jupytext.toml leaves out).
+  var UNSAVED = %(unsaved)s;
+  function saved(json) {
+    var meta = Object.assign({}, json.metadata);
+    delete meta.language_info;
+    return JSON.stringify([meta, json.cells.map(function (c) {
+      var md = Object.assign({}, c.metadata);
+      UNSAVED.forEach(function (key) { delete md[key]; });
+      var src = Array.isArray(c.source) ? c.source.join("") : c.source;
+      return [c.cell_type, src, md];
+    })]);
+  }
+  function watch(panel) {
+    var context = panel.context;
+    if (panel.__microaggWatched || !context || !panel.content || !panel.content.widgets) {
+      return;
+    }
+    panel.__microaggWatched = true;
+    context.ready.then(function () {
+      var model = context.model;
+      var onDisk = saved(model.toJSON());
+      var check = function () {
+        if (model.dirty && saved(model.toJSON()) === onDisk) {
+          model.dirty = false;
+        }
+      };
+      context.fileChanged.connect(function () { onDisk = saved(model.toJSON()); });
+      model.stateChanged.connect(function (_, change) {
+        if (change.name === "dirty" && change.newValue) {
+          check();
+        }
+      });
+      check();
+    });
+  }
   function patchAll(app) {
     var widgets = app.shell.widgets("main");
     var next = widgets.next();
     while (next && !next.done && next.value !== undefined) {
       var panel = next.value;
+      watch(panel);
       var cells = panel.content && panel.content.widgets;
       if (cells) {
         cells.forEach(function (cell) {
@@ -228,6 +268,14 @@ def citations(root: Path = ROOT) -> dict[str, str]:
     return out
 
 
+def unsaved_cell_metadata(root: Path = ROOT) -> list[str]:
+    """Cell metadata keys that ``chapters/jupytext.toml`` leaves out when a chapter is saved."""
+    import tomllib
+
+    config = tomllib.loads((root / "chapters" / "jupytext.toml").read_text(encoding="utf-8"))
+    return [k[1:] for k in config["cell_metadata_filter"].split(",") if k.startswith("-")]
+
+
 def write_extension(share: Path, names: list[str], root: Path = ROOT) -> Path:
     """Write the ``microagg-pages`` JupyterLab extension for ``names`` into ``share``."""
     folder = share / "labextensions" / EXTENSION
@@ -237,7 +285,8 @@ def write_extension(share: Path, names: list[str], root: Path = ROOT) -> Path:
     (static / "remoteEntry.js").write_text(REMOTE_ENTRY % {
         "name": EXTENSION, "file_type": FILE_TYPE, "pattern": json.dumps(pattern),
         "labels": json.dumps(labels(root), ensure_ascii=False),
-        "cites": json.dumps(citations(root), ensure_ascii=False)}, encoding="utf-8")
+        "cites": json.dumps(citations(root), ensure_ascii=False),
+        "unsaved": json.dumps(unsaved_cell_metadata(root))}, encoding="utf-8")
     package = {
         "name": EXTENSION,
         "version": "1.0.0",

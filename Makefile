@@ -23,8 +23,13 @@ help:
 	@echo "make book    build the book into $(SITE) (creates $(VENV), fetches data and web assets)"
 	@echo "make test    unit tests, chapters under nbval, strict book build, PDF, browser check"
 	@echo "make pdf     the whole book as _build/latex/book.pdf (needs TeX Live: see README)"
-	@echo "make lab     JupyterLab on chapters/ (the .md chapters open as notebooks)"
+	@echo "make lab     JupyterLab on chapters/ (the .md chapters open as notebooks, other pages as Markdown)"
+	@echo "make assignments   course assignments into _build/assignments/<name>/{student,autograder}/"
+	@echo "make grade ASSIGNMENT=a2_mdav SUBMISSION=path/a2_mdav.ipynb RESULTS=folder"
+	@echo "             grade one submission with otter run (creates RESULTS, writes results.json)"
 	@echo "make data    copy the reference data from $(SHARED)/data/raw into data/raw and verify it"
+	@echo "make env     create $(VENV) with the package, the book toolchain and the test tools"
+	@echo "make vendor  fetch the web assets for offline math and widgets into $(VENDOR)"
 	@echo "make bench   run every tests/benchmarks/bench_*.py"
 	@echo "make lint    ruff"
 	@echo "make clean   remove build products and vendored assets (keeps $(VENV) and data/raw)"
@@ -108,6 +113,12 @@ clean-all: clean
 # Course assignments (chapters/assignments/*.md, otter-grader masters): student notebooks and
 # autograder bundles in _build/assignments/<name>/{student,autograder}/ (tools/assignments.py;
 # `$(BIN)/python tools/assignments.py check` also verifies them, as `make test` does).
-.PHONY: assignments
+.PHONY: assignments grade
 assignments: env
 	$(BIN)/python tools/assignments.py build
+# `make grade ASSIGNMENT=a2_mdav SUBMISSION=alice/a2_mdav.ipynb RESULTS=results/alice`
+# (chapters/instructors.md); builds the assignment first if its autograder zip is missing.
+grade: env
+	@test -n "$(ASSIGNMENT)" -a -n "$(SUBMISSION)" -a -n "$(RESULTS)" || { echo \
+	  "usage: make grade ASSIGNMENT=a2_mdav SUBMISSION=path/a2_mdav.ipynb RESULTS=folder" >&2; exit 2; }
+	$(BIN)/python tools/assignments.py grade "$(ASSIGNMENT)" "$(SUBMISSION)" "$(RESULTS)"

@@ -197,3 +197,74 @@ def test_a_wrong_answer_scores_at_most_a_quarter(built: dict[str, A.Built], name
     assert 0 < got <= possible / 4, (
         f"{name} {question}: a wrong {function} scores {got} of {possible} "
         "(it should pass the public tests only, worth at most a quarter)")
+
+
+def _page_commands(section: str) -> list[str]:
+    """The ```bash blocks of a section of chapters/instructors.md, as the page prints them."""
+    text = (ROOT / "chapters" / "instructors.md").read_text(encoding="utf-8")
+    body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```bash\n(.*?)```", body, flags=re.DOTALL)
+
+
+def test_instructors_grading_commands_work_as_printed(built: dict[str, A.Built],
+                                                      tmp_path: Path) -> None:
+    """The page's grading commands, run verbatim in a shell from the clone, grade a correct
+    and a wrong submission as the page says: full marks, and at most a quarter of the
+    question the wrong function answers."""
+    import json
+    import subprocess
+
+    import nbformat
+
+    loop, by_hand = _page_commands("Grading")
+    assert "make grade" in loop and "otter run" in by_hand
+    name = "a2_mdav"
+    assert name in loop and name in by_hand, "the test grades the assignment the page names"
+    students = re.search(r"for student in ([\w ]+); do", loop).group(1).split()
+    assert len(students) == 2, students
+    good, bad = students
+    question, function, source = WRONG_ANSWERS[name]
+    nb = A._solved_or_not(built[name], solved=True)
+    for who, answer in ((good, None), (bad, source)):
+        copy = nb if answer is None else nbformat.from_dict(nbformat.from_dict(nb))
+        if answer is not None:
+            (cell,) = [c for c in copy.cells if c.cell_type == "code"
+                       and A.ANSWER_TAG in A._tags(c) and f"def {function}(" in c.source]
+            cell.source = answer
+        sub = tmp_path / "course" / "submissions" / who / f"{name}.ipynb"
+        sub.parent.mkdir(parents=True)
+        nbformat.write(copy, sub)
+    env = dict(os.environ, HOME=str(tmp_path))  # the page's ~/course/... is under tmp_path
+    env.pop("MAKEFLAGS", None)
+    for block in (loop, by_hand):
+        done = subprocess.run(["bash", "-e", "-c", block], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=1800)
+        assert done.returncode == 0, f"{block}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+
+    def scores(who: str) -> dict[str, tuple[float, float]]:
+        found = tmp_path / "course" / "results" / who / "results.json"
+        tests = json.loads(found.read_text())["tests"]
+        return {t["name"]: (t["score"], t["max_score"]) for t in tests if "max_score" in t}
+
+    right, wrong = scores(good), scores(bad)
+    assert right and all(got == possible for got, possible in right.values()), right
+    assert set(wrong) == set(right)
+    got, possible = wrong[question]
+    assert got <= possible / 4, wrong
+    assert all(wrong[q][0] <= right[q][0] for q in right), wrong
+
+
+def test_make_help_lists_every_target() -> None:
+    """`make help` names every target of the Makefile (instructors look there first)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("make") is None:
+        pytest.skip("no make")
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    targets = set(re.findall(r"^([A-Za-z][\w-]*):(?!=)", text, flags=re.MULTILINE)) - {"help"}
+    shown = subprocess.run(["make", "-s", "help"], cwd=ROOT, capture_output=True, text=True,
+                           check=True).stdout
+    listed = set(re.findall(r"^make ([\w-]+)", shown, flags=re.MULTILINE))
+    assert {"assignments", "grade", "lab"} <= targets
+    assert targets <= listed, f"not in `make help`: {sorted(targets - listed)}"

@@ -12,6 +12,12 @@ Usage::
 
     python tools/assignments.py build [--out DIR] [NAME ...]   # what `make assignments` runs
     python tools/assignments.py check [--out DIR] [NAME ...]   # build, then every check below
+    python tools/assignments.py grade NAME SUBMISSION RESULTS  # what `make grade` runs
+
+``grade`` grades one submitted notebook with the assignment's autograder zip (building the
+assignment first if its zip is missing), with `otter run` from this environment (no Docker):
+it creates the folder RESULTS, writes otter's ``results.json`` into it and prints the score of
+each question and the total.
 
 The checks (also run by ``tests/test_assignments.py`` under ``make test``):
 
@@ -553,9 +559,55 @@ def check(built: list[Built], jobs: int = 2, otter_run: set[str] | None = None) 
     return reports
 
 
+def grade(name: str, submission: Path, results: Path, out: Path = DEFAULT_OUT,
+          timeout: int = 900) -> dict[str, tuple[float, float]]:
+    """Grade ``submission`` for assignment ``name`` with ``otter run``; question -> scores.
+
+    Creates ``results`` (otter's ``results.json`` goes there) and builds the assignment into
+    ``out`` first when its autograder zip is missing. Raises ``FileNotFoundError`` naming a
+    missing submission, ``RuntimeError`` with otter's output when it writes no results.
+    """
+    import json
+
+    (md,) = masters([name])
+    submission = Path(submission).expanduser().resolve()
+    if not submission.is_file():
+        raise FileNotFoundError(f"no submitted notebook {submission}")
+    autograder = (out / md.stem / "autograder" / f"{md.stem}-autograder.zip").resolve()
+    if not autograder.exists():
+        build_one(md, out)
+    results = Path(results).expanduser().resolve()
+    results.mkdir(parents=True, exist_ok=True)
+    (results / "results.json").unlink(missing_ok=True)
+    proc = subprocess.run([_bin("otter"), "run", "-a", str(autograder), "-o", str(results),
+                           "--no-logo", str(submission)], cwd=results, capture_output=True,
+                          text=True, timeout=timeout, env=_clean_env(str(results)))
+    shutil.rmtree(results / "no-data", ignore_errors=True)
+    found = results / "results.json"
+    if not found.exists():
+        raise RuntimeError(f"otter run wrote no results for {submission}:\n"
+                           f"{proc.stdout[-1500:]}{proc.stderr[-1500:]}")
+    tests = [t for t in json.loads(found.read_text())["tests"] if "max_score" in t]
+    return {t["name"]: (float(t["score"]), float(t["max_score"])) for t in tests}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=["build", "check"])
+    if (argv if argv is not None else sys.argv[1:])[:1] == ["grade"]:
+        parser.add_argument("command", choices=["grade"])
+        parser.add_argument("name", help="the assignment (e.g. a2 or a2_mdav)")
+        parser.add_argument("submission", type=Path, help="the student's .ipynb")
+        parser.add_argument("results", type=Path, help="folder for results.json (created)")
+        parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+        args = parser.parse_args(argv)
+        scores = grade(args.name, args.submission, args.results, args.out)
+        for q, (got, possible) in scores.items():
+            print(f"{q}: {got:g} / {possible:g}")
+        total, possible = (sum(v[i] for v in scores.values()) for i in (0, 1))
+        print(f"total: {total:g} / {possible:g} (autograded; manual questions not included)")
+        print(f"details: {args.results / 'results.json'}")
+        return 0
+    parser.add_argument("command", choices=["build", "check", "grade"])
     parser.add_argument("names", nargs="*", help="assignments (e.g. a1); default: all")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--jobs", type=int, default=2, help="kernels run at a time")

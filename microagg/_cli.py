@@ -261,6 +261,29 @@ def _parser() -> argparse.ArgumentParser:
                    help="target folder (default: $MICROAGG_DATA, else data/raw of the checkout)")
     d.set_defaults(func=_data)
 
+    _protect_parser(sub, common)
+
+    _audit_parser(sub, common)
+
+    names = list(ENTRIES)
+    r = sub.add_parser("reproduce", parents=[common],
+                       help="regenerate a paper's table beside the published one",
+                       description="Regenerate a table of the papers at the papers' settings "
+                       "and compare it, cell by cell, with the published values (status "
+                       "exact, close or differs, and a reason for each difference). 'all' "
+                       "gives the reproduction ledger: every published cell.")
+    r.add_argument("name", choices=[*names, "all"], metavar="NAME|all",
+                   help="a registry entry (" + ", ".join(names) + ") or all")
+    r.add_argument("--csv", metavar="FILE",
+                   help="write the whole comparison as CSV (one row per published cell, "
+                   "with ours, status and reason) instead of printing it")
+    r.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    r.set_defaults(func=_reproduce)
+    return p
+
+
+def _protect_parser(sub: Any, common: argparse.ArgumentParser) -> None:
+    """``microagg protect``: the file, k, the output and the release choices."""
     m = sub.add_parser("protect", parents=[common],
                        help="microaggregate the numeric columns of a CSV or Parquet table",
                        description="Microaggregate columns of a CSV or Parquet table: every "
@@ -297,24 +320,6 @@ def _parser() -> argparse.ArgumentParser:
     add_options(m)
     add_method_options(m)
     m.set_defaults(func=_protect)
-
-    _audit_parser(sub, common)
-
-    names = list(ENTRIES)
-    r = sub.add_parser("reproduce", parents=[common],
-                       help="regenerate a paper's table beside the published one",
-                       description="Regenerate a table of the papers at the papers' settings "
-                       "and compare it, cell by cell, with the published values (status "
-                       "exact, close or differs, and a reason for each difference). 'all' "
-                       "gives the reproduction ledger: every published cell.")
-    r.add_argument("name", choices=[*names, "all"], metavar="NAME|all",
-                   help="a registry entry (" + ", ".join(names) + ") or all")
-    r.add_argument("--csv", metavar="FILE",
-                   help="write the whole comparison as CSV (one row per published cell, "
-                   "with ours, status and reason) instead of printing it")
-    r.add_argument("--force", action="store_true", help="replace FILE if it exists")
-    r.set_defaults(func=_reproduce)
-    return p
 
 
 #: Errors of the user's making (bad values, files, options, a missing optional package such

@@ -157,5 +157,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("build-finished", _widget_fonts)
     app.connect("build-finished", _page_sizes)
     app.add_css_file("microagg.css")
+    # names the explorers' controls and makes their text a live region (see the file)
+    app.add_js_file("microagg-a11y.js")
     app.add_directive("microagg-api", MicroaggApi)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

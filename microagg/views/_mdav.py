@@ -16,11 +16,19 @@ from .._mdav import mdav
 from .._validate import as_matrix, check_k
 from ._common import MDAV_DATASETS, dataset_matrix
 from ._explorer import explorer
-from ._plotting import group_colors, plot_group_hull, plot_partition
+from ._plotting import (
+    cvd_safe,
+    group_colors,
+    plot_group_hull,
+    plot_partition,
+    set_alt_text,
+    sizes_text,
+)
 
 __all__ = ["mdav_steps_view", "partitions_view", "mdav_view", "explore_mdav"]
 
 
+@cvd_safe
 def mdav_steps_view(X: Any = None, k: int = 3, *, max_panels: int = 4,
                     figsize: tuple[float, float] | None = None) -> Figure:
     r"""Figure: MDAV (survey Algorithm 1) round by round on a small 2-D set.
@@ -135,6 +143,7 @@ def _draw_step(ax: Any, X: np.ndarray, labels: np.ndarray, colors: list[Any],
     ax.set_title(f"{int(left.sum())} left: groups around $x_r$ and $x_s$")
 
 
+@cvd_safe
 def partitions_view(X: Any, partitions: dict[str, Any], *, annotate: bool = False,
                     figsize: tuple[float, float] | None = None) -> Figure:
     """Figure: several partitions of the same 2-D records side by side, SSE and IL in titles.
@@ -170,6 +179,7 @@ def partitions_view(X: Any, partitions: dict[str, Any], *, annotate: bool = Fals
     return fig
 
 
+@cvd_safe
 def mdav_view(dataset: Any = "clustered 2-D", k: int = 3, *,
               figsize: tuple[float, float] | None = None) -> Figure:
     """Figure: MDAV on a data set: SSE and IL in the title, the group-size histogram.
@@ -217,7 +227,11 @@ def mdav_view(dataset: Any = "clustered 2-D", k: int = 3, *,
     fig.suptitle(f"MDAV on {name} ({X.shape[0]} x {X.shape[1]}), k = {k}: "
                  f"SSE = {sse(X, labels):.4g}, IL = {information_loss(X, labels):.2f}%",
                  fontsize=10)
-    return fig
+    drawn = "the partition drawn as points in shaded groups, and " if two_d else ""
+    return set_alt_text(fig, f"MDAV on {name} ({X.shape[0]} records, {X.shape[1]} attributes), "
+                             f"k = {k}: {sizes_text(labels)}, IL "
+                             f"{information_loss(X, labels):.2f} %. Shown: {drawn}a bar chart "
+                             "of how many groups have each size.")
 
 
 def explore_mdav(*, dataset: str = "clustered 2-D", k: int = 3) -> Any:

@@ -17,11 +17,12 @@ from .._validate import as_matrix, check_k
 from ..teaching import vmdav_first_group
 from ._common import dataset_matrix
 from ._explorer import explorer
-from ._plotting import plot_group_hull, plot_partition
+from ._plotting import cvd_safe, plot_group_hull, plot_partition, set_alt_text, sizes_text
 
 __all__ = ["vmdav_extension_view", "vmdav_view", "explore_vmdav", "gamma_sweep_view"]
 
 
+@cvd_safe
 def vmdav_extension_view(X: Any = None, k: int = 3, *, gamma: float = 1.1,
                          figsize: tuple[float, float] = (10.0, 4.4)) -> Figure:
     r"""Figure: how V-MDAV grows its first group (left) and the partition it ends with (right).
@@ -82,6 +83,7 @@ def _size_summary(labels: Any) -> str:
     return ", ".join(f"{c}×{v}" for v, c in zip(values, counts, strict=True))
 
 
+@cvd_safe
 def vmdav_view(dataset: Any = "clustered 2-D", k: int = 3, *, gamma: float = 1.1,
                figsize: tuple[float, float] = (10.0, 4.6)) -> Figure:
     """Figure: MDAV (left) and V-MDAV with gain factor ``gamma`` (right) on a 2-D set.
@@ -115,12 +117,16 @@ def vmdav_view(dataset: Any = "clustered 2-D", k: int = 3, *, gamma: float = 1.1
     fig = Figure(figsize=figsize, layout="constrained")
     axes = fig.subplots(1, 2)
     parts = {"MDAV": mdav(X, k), f"V-MDAV, γ = {gamma:g}": vmdav(X, k, gamma=gamma)}
+    said = []
     for ax, (title, labels) in zip(axes, parts.items(), strict=True):
         plot_partition(ax, X, labels, marker_size=25)
         ax.set_title(f"{title}: IL = {information_loss(X, labels):.2f}%\n"
                      f"groups: {_size_summary(labels)}", fontsize=9)
+        said.append(f"{title}: {sizes_text(labels)}, IL {information_loss(X, labels):.2f} %")
     fig.suptitle(f"{name} ({X.shape[0]} records), k = {k}", fontsize=10)
-    return fig
+    return set_alt_text(fig, f"Two partitions of {name} ({X.shape[0]} records), k = {k}, "
+                             f"drawn side by side as points in shaded groups. {said[0]}; "
+                             f"{said[1]}.")
 
 
 def explore_vmdav(*, gamma: float = 1.1, k: int = 3, dataset: str = "clustered 2-D") -> Any:
@@ -139,6 +145,7 @@ def explore_vmdav(*, gamma: float = 1.1, k: int = 3, dataset: str = "clustered 2
 
 
 
+@cvd_safe
 def gamma_sweep_view(sweeps: dict[str, Any], *, mdav_il: dict[str, float] | None = None,
                      marks: tuple[float, ...] = (0.2, 1.1), ncols: int = 3,
                      figsize: tuple[float, float] | None = None) -> Figure:

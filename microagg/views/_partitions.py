@@ -73,7 +73,9 @@ def partition_view(X: Any = None, k: int = 3, *, n: int = 12, seed: int = 2,
     -------
     matplotlib.figure.Figure
     """
+    data = f"{n} points in the plane (seed {seed})" if X is None else None
     X = small_points(n, seed=seed) if X is None else X
+    data = data or f"{len(X)} points in the plane"
     if labels is None:
         labels = optimal_partition(X, k)
         what = f"optimal {k}-partition"
@@ -85,7 +87,7 @@ def partition_view(X: Any = None, k: int = 3, *, n: int = 12, seed: int = 2,
     plot_partition(ax, X, labels, annotate=annotate)
     ax.set_title(f"{what}: {n_groups} groups\nSSE = {sse(X, labels):.4g}, "
                  f"IL = {information_loss(X, labels):.2f}%", fontsize=10)
-    return set_alt_text(fig, f"The {what} of {len(labels)} points in the plane: "
+    return set_alt_text(fig, f"The {what} of {data}: "
                              f"{sizes_text(labels)}, SSE {sse(X, labels):.4g}, IL "
                              f"{information_loss(X, labels):.2f} %. Each group is shaded, "
                              "its centroid marked with a cross.")

@@ -19,6 +19,7 @@ from ..teaching import split_close_pairs
 from ._explorer import explorer
 from ._plotting import (
     HIGHLIGHT,
+    PALETTE,
     cvd_safe,
     group_colors,
     group_markers,
@@ -77,9 +78,9 @@ def ga_view(X: Any = None, k: int = 3, *, mutation_rate: float = 0.1,
     left.set_title(f"GA best after {iterations} generations: SSE = {res.sse:.4g}\n"
                    f"(MDAV: SSE = {sse(X, mdav(X, k)):.4g}; k = {k})", fontsize=10)
     gens = res.history.index.to_numpy()
-    right.plot(gens, res.history["best"], color="C3", label="best so far (elitism)")
-    right.plot(gens, res.history["mean"], color="C0", alpha=0.6, linewidth=0.8,
-               label="population mean")
+    right.plot(gens, res.history["best"], color=HIGHLIGHT, label="best so far (elitism)")
+    right.plot(gens, res.history["mean"], color=PALETTE[0], linestyle="--", alpha=0.6,
+               linewidth=0.8, label="population mean")
     right.set_xlabel("generation")
     right.set_ylabel("fitness  F = 1/(SSE+1)")
     right.set_title(f"mutation rate {mutation_rate:g}, crossover rate {crossover_rate:g}, "
@@ -120,8 +121,8 @@ def macrogroups_view(X: Any = None, k: int = 3, *, K: int = 24, n: int = 300, se
                      figsize: tuple[float, float] = (10.0, 4.8)) -> Figure:
     """Figure: one-step (left) vs two-step (right) MDAV macrogroups, as in the paper's Fig. 2.
 
-    Each colour and marker is a macrogroup (the set the GA will partition). A thick orange segment
-    joins two records closer than ``radius`` that ended up in different
+    Each colour and marker is a macrogroup (the set the GA will partition). A thick orange
+    segment joins two records closer than ``radius`` that ended up in different
     macrogroups: a natural cluster the GA can no longer reunite. One-step cuts
     an MDAV ``K``-partition and splits more of them; two-step groups whole MDAV
     ``k``-groups by their centroids (``K`` must be a multiple of ``k``).

@@ -13,7 +13,7 @@ from matplotlib.patches import Rectangle
 
 from .._gomm_ops import MUTATIONS, OPERATORS, _random_chromosome, gomm_crossover, gomm_mutate
 from ._explorer import explorer
-from ._plotting import cvd_safe, group_colors, set_alt_text
+from ._plotting import HIGHLIGHT, PALETTE, cvd_safe, group_colors, set_alt_text
 
 __all__ = ["gomm_encoding_view", "gomm_view", "explore_gomm", "gomm_population_view",
            "explore_gomm_population", "operator_analysis_view"]
@@ -256,13 +256,13 @@ def operator_analysis_view(operators: Any, *, which: Any = MUTATIONS,
         axes[0, j].set_ylim(-5, 105)
         axes[0, j].set_title(OPERATORS[op], fontsize=10)
         axes[1, j].plot(gen, d["life_time"], color="C1")
-        axes[2, j].plot(gen, d["improved"], color="C2", label="improved")
-        axes[2, j].plot(gen, d["worsened"], color="C3", label="worsened")
-        axes[3, j].plot(gen, d["eff_improve_mean"], color="C2", label="mean improvement")
-        axes[3, j].plot(gen, d["eff_improve_max"], color="C2", linestyle=":",
+        axes[2, j].plot(gen, d["improved"], color=PALETTE[0], label="improved")
+        axes[2, j].plot(gen, d["worsened"], color=HIGHLIGHT, label="worsened")
+        axes[3, j].plot(gen, d["eff_improve_mean"], color=PALETTE[0], label="mean improvement")
+        axes[3, j].plot(gen, d["eff_improve_max"], color=PALETTE[0], linestyle=":",
                         label="max improvement")
-        axes[3, j].plot(gen, d["eff_worsen_mean"], color="C3", label="mean worsening")
-        axes[3, j].plot(gen, d["eff_worsen_max"], color="C3", linestyle=":",
+        axes[3, j].plot(gen, d["eff_worsen_mean"], color=HIGHLIGHT, label="mean worsening")
+        axes[3, j].plot(gen, d["eff_worsen_max"], color=HIGHLIGHT, linestyle=":",
                         label="max worsening")
         axes[3, j].set_xlabel("generation")
         if not d["active"].all():

@@ -19,6 +19,7 @@ from ._explorer import explorer
 from ._plotting import (
     cvd_safe,
     group_colors,
+    group_markers,
     plot_group_hull,
     plot_partition,
     set_alt_text,
@@ -109,6 +110,10 @@ def _mdav_steps(labels: np.ndarray, k: int) -> list[tuple[list[int], str]]:
     return steps
 
 
+def _marker(group: int) -> str:
+    return group_markers(group + 1)[group][0]
+
+
 def _draw_step(ax: Any, X: np.ndarray, labels: np.ndarray, colors: list[Any],
                formed: list[int], kind: str) -> None:
     """One step: earlier groups faded, the rest grey, centroid, x_r (and x_s), new groups."""
@@ -116,7 +121,8 @@ def _draw_step(ax: Any, X: np.ndarray, labels: np.ndarray, colors: list[Any],
     left = labels >= first
     for h in range(first):
         pts = X[labels == h]
-        ax.scatter(pts[:, 0], pts[:, 1], s=30, color=colors[h], alpha=0.35, zorder=2)
+        ax.scatter(pts[:, 0], pts[:, 1], s=30, color=colors[h], alpha=0.35, zorder=2,
+                   marker=_marker(h))
     ax.scatter(X[left, 0], X[left, 1], s=30, color="0.6", edgecolor="k", linewidth=0.3,
                zorder=2)
     c = X[left].mean(axis=0)
@@ -128,7 +134,7 @@ def _draw_step(ax: Any, X: np.ndarray, labels: np.ndarray, colors: list[Any],
         pts = X[labels == h]
         plot_group_hull(ax, pts, colors[h])
         ax.scatter(pts[:, 0], pts[:, 1], s=34, color=colors[h], edgecolor="k", linewidth=0.6,
-                   zorder=4)
+                   zorder=4, marker=_marker(h))
     ax.scatter(*X[r], marker="*", s=260, color=colors[first], edgecolor="k", zorder=6)
     ax.annotate(r"$x_r$", X[r], textcoords="offset points", xytext=(6, 6), fontsize=10)
     if kind != "round":

@@ -124,7 +124,7 @@ def univariate_view(x: Any, k: int, *,
 
     Top: nodes ``0..n`` (the gaps between sorted values), every arc ``(i, j)``
     with ``k <= j - i <= 2k-1`` labelled with its group's SSE, the shortest
-    path in red. Bottom: the values on a line, coloured by optimal group.
+    path thick and dark orange. Bottom: the values on a line, coloured by optimal group.
     :ref:`chap-foundations`; see
     :func:`microagg.univariate_graph`.
 

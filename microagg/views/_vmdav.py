@@ -17,7 +17,15 @@ from .._validate import as_matrix, check_k
 from ..teaching import vmdav_first_group
 from ._common import dataset_matrix
 from ._explorer import explorer
-from ._plotting import cvd_safe, plot_group_hull, plot_partition, set_alt_text, sizes_text
+from ._plotting import (
+    HIGHLIGHT,
+    PALETTE,
+    cvd_safe,
+    plot_group_hull,
+    plot_partition,
+    set_alt_text,
+    sizes_text,
+)
 
 __all__ = ["vmdav_extension_view", "vmdav_view", "explore_vmdav", "gamma_sweep_view"]
 
@@ -31,8 +39,8 @@ def vmdav_extension_view(X: Any = None, k: int = 3, *, gamma: float = 1.1,
     (star), its first :math:`k` records (outlined), and each extension test of
     :func:`microagg.teaching.vmdav_first_group`: :math:`d_{in}` as a solid line from
     :math:`e_{min}` to the nearest group member, :math:`d_{out}` dashed to its
-    nearest unassigned neighbour, green when the record was added, red when
-    not. Right: :func:`microagg.vmdav` on the whole set. Default data: the 13
+    nearest unassigned neighbour, grey circles when the record was added, dark orange
+    squares when not. Right: :func:`microagg.vmdav` on the whole set. Default data: the 13
     records of V-MDAV's Example 1.
 
     Book: :ref:`chap-vmdav`.
@@ -56,13 +64,14 @@ def vmdav_extension_view(X: Any = None, k: int = 3, *, gamma: float = 1.1,
                  label="e: farthest from centroid")
     lines = []
     for t in tests.itertuples():
-        col = "tab:green" if t.added else "tab:red"
+        col, mark = (PALETTE[3], "o") if t.added else (HIGHLIGHT, "s")
         a, b = X[t.e_min], X[t.nearest_member]
         left.plot([a[0], b[0]], [a[1], b[1]], color=col, linewidth=2, zorder=3)
         if t.nearest_outside >= 0:
             o = X[t.nearest_outside]
             left.plot([a[0], o[0]], [a[1], o[1]], color=col, linewidth=1.2, ls="--", zorder=3)
-        left.scatter(*a, s=90, facecolor="none", edgecolor=col, linewidth=2, zorder=6)
+        left.scatter(*a, s=90, facecolor="none", edgecolor=col, linewidth=2, zorder=6,
+                     marker=mark)
         verdict = "add" if t.added else "stop"
         lines.append(f"$d_{{in}}$={t.d_in:.3g} {'<' if t.added else '≥'} "
                      f"γ·$d_{{out}}$={t.gamma_d_out:.3g}: {verdict}")
@@ -187,7 +196,7 @@ def gamma_sweep_view(sweeps: dict[str, Any], *, mdav_il: dict[str, float] | None
         for m in marks:
             ax.axvline(m, color="0.5", ls=":", linewidth=1)
         best = df.loc[df["IL"].idxmin()]
-        ax.scatter([best["gamma"]], [best["IL"]], color="tab:red", zorder=5)
+        ax.scatter([best["gamma"]], [best["IL"]], color=HIGHLIGHT, marker="D", zorder=5)
         ax.set_title(f"{name}: best γ = {best['gamma']:g} (IL {best['IL']:.3g}%)", fontsize=9)
         ax.set_xlabel("γ", fontsize=8)
         ax.set_ylabel("IL (%)", fontsize=8)

@@ -10,6 +10,9 @@
   thebe configuration) are written once, the theme gets an explicit default colour mode,
   and the widget manager's icon fonts are copied to where it requests them (relative to the
   page: ``<page folder>/@jupyter-widgets/html-manager/dist/``).
+* Accessibility (WCAG 2.1 AA) where the theme's markup falls short: bibliography entries get
+  a role their list allows, and ``microagg-a11y.js`` names the explorers' controls and makes
+  their text a live region (theme components are overridden in ``_templates/``).
 * Measures every page (its HTML plus the images it shows), fills the table on the status page
   (``<div id="microagg-page-sizes">``), writes ``_static/page-sizes.json`` and warns (an error
   in the strict build) when a page exceeds ``PAGE_BUDGET`` bytes.
@@ -87,6 +90,19 @@ def _unique_scripts(app: Any, pagename: str, templatename: str, context: dict[st
         context["script_files"] = unique
 
 
+def _bibliography_roles(app: Any, pagename: str, templatename: str, context: dict[str, Any],
+                        doctree: Any) -> None:
+    """Give bibliography entries a role their list allows (WCAG 2.1 AA, 1.3.1 and 4.1.2).
+
+    docutils writes each citation as ``role="doc-biblioentry"`` inside ``role="list"``;
+    DPUB-ARIA 1.1 deprecates that role, and a list may only hold list items. Each entry
+    becomes ``role="listitem"``; its text, id and back-links are unchanged.
+    """
+    body = context.get("body")
+    if body and 'role="doc-biblioentry"' in body:
+        context["body"] = body.replace('role="doc-biblioentry"', 'role="listitem"')
+
+
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 FONT_SUFFIXES = (".woff2", ".woff", ".ttf", ".eot", ".svg")
 
@@ -154,6 +170,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("builder-inited", _fresh_reproduction_cache)
     app.connect("config-inited", _theme_defaults)
     app.connect("html-page-context", _unique_scripts, priority=900)
+    app.connect("html-page-context", _bibliography_roles)
     app.connect("build-finished", _widget_fonts)
     app.connect("build-finished", _page_sizes)
     app.add_css_file("microagg.css")

@@ -10,9 +10,11 @@
   thebe configuration) are written once, the theme gets an explicit default colour mode,
   and the widget manager's icon fonts are copied to where it requests them (relative to the
   page: ``<page folder>/@jupyter-widgets/html-manager/dist/``).
-* Accessibility (WCAG 2.1 AA) where the theme's markup falls short: bibliography entries get
-  a role their list allows, and ``microagg-a11y.js`` names the explorers' controls and makes
-  their text a live region (theme components are overridden in ``_templates/``).
+* Accessibility (WCAG 2.1 AA) where other extensions' markup falls short: bibliography
+  entries get a role their list allows and code toggles are named by their text
+  (:data:`ARIA_FIXES`); ``tools/assets/microagg-a11y.js`` names the explorers' controls,
+  makes their text a live region and lets Tab reach boxes that scroll sideways. Theme
+  components are overridden in ``_templates/``.
 * Measures every page (its HTML plus the images it shows), fills the table on the status page
   (``<div id="microagg-page-sizes">``), writes ``_static/page-sizes.json`` and warns (an error
   in the strict build) when a page exceeds ``PAGE_BUDGET`` bytes.
@@ -90,17 +92,23 @@ def _unique_scripts(app: Any, pagename: str, templatename: str, context: dict[st
         context["script_files"] = unique
 
 
-def _bibliography_roles(app: Any, pagename: str, templatename: str, context: dict[str, Any],
-                        doctree: Any) -> None:
-    """Give bibliography entries a role their list allows (WCAG 2.1 AA, 1.3.1 and 4.1.2).
+#: Markup that other extensions write and WCAG 2.1 AA rejects, with its replacement:
+#: * docutils writes each citation as ``role="doc-biblioentry"`` inside ``role="list"``;
+#:   DPUB-ARIA 1.1 deprecates that role, and a list may only hold list items (1.3.1, 4.1.2);
+#: * myst-nb names the "Show code cell source" toggle "Toggle hidden content", a name
+#:   without its visible text (2.5.3, label in name): it is named by that text instead.
+ARIA_FIXES = (('role="doc-biblioentry"', 'role="listitem"'),
+              ('<summary aria-label="Toggle hidden content">', "<summary>"))
 
-    docutils writes each citation as ``role="doc-biblioentry"`` inside ``role="list"``;
-    DPUB-ARIA 1.1 deprecates that role, and a list may only hold list items. Each entry
-    becomes ``role="listitem"``; its text, id and back-links are unchanged.
-    """
+
+def _aria_fixes(app: Any, pagename: str, templatename: str, context: dict[str, Any],
+                doctree: Any) -> None:
+    """Apply :data:`ARIA_FIXES` to the page's body (text, ids and links are unchanged)."""
     body = context.get("body")
-    if body and 'role="doc-biblioentry"' in body:
-        context["body"] = body.replace('role="doc-biblioentry"', 'role="listitem"')
+    if body:
+        for old, new in ARIA_FIXES:
+            body = body.replace(old, new)
+        context["body"] = body
 
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -170,7 +178,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("builder-inited", _fresh_reproduction_cache)
     app.connect("config-inited", _theme_defaults)
     app.connect("html-page-context", _unique_scripts, priority=900)
-    app.connect("html-page-context", _bibliography_roles)
+    app.connect("html-page-context", _aria_fixes)
     app.connect("build-finished", _widget_fonts)
     app.connect("build-finished", _page_sizes)
     app.add_css_file("microagg.css")

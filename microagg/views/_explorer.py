@@ -17,7 +17,7 @@ of two modes:
   which.
 
 Accessibility (WCAG 2.1 AA). Each frame's alternative text is what its view wrote
-with :func:`~microagg.views._plotting.set_alt_text` (the parameters and the numbers
+with ``set_alt_text`` (``microagg/views/_plotting.py``: the parameters and the numbers
 the figure shows), else the parameters. The same text, for every frame, sits in a
 second set of stacks under the figure, linked to the same controls; the book's
 ``microagg-a11y.js`` makes that box a polite live region, so a screen reader reads

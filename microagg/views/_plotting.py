@@ -57,7 +57,7 @@ _ALT = "microagg_alt_text"
 
 def group_colors(n_groups: int, *, cmap: str | None = None
                  ) -> list[tuple[float, float, float, float]]:
-    """``n_groups`` RGBA colours (cycling :data:`PALETTE`, or ``cmap`` if given).
+    """``n_groups`` RGBA colours (cycling ``PALETTE``, or ``cmap`` if given).
 
     Book: :ref:`chap-foundations`.
 
@@ -79,7 +79,7 @@ def group_colors(n_groups: int, *, cmap: str | None = None
 def group_markers(n_groups: int) -> list[tuple[str, str]]:
     """``(marker, hatch)`` of each of ``n_groups`` groups, so that shape tells groups apart.
 
-    Markers and hatches cycle with the ten colours of :data:`PALETTE`, shifted by one in each
+    Markers and hatches cycle with the ten colours of ``PALETTE``, shifted by one in each
     round of ten groups, so a colour and marker pair repeats only after 100 groups.
 
     Book: :ref:`chap-foundations`.
@@ -99,7 +99,7 @@ def cvd_safe(view: Callable[..., Any]) -> Callable[..., Any]:
     """Decorate a view so that its figure is drawn in the ``tableau-colorblind10`` style.
 
     Inside the call, ``"C0"``, ``"C1"``, ... and the default line colours are
-    :data:`PALETTE`; matplotlib's global settings are unchanged outside it.
+    ``PALETTE``; matplotlib's global settings are unchanged outside it.
 
     Book: :ref:`chap-foundations`.
     """
@@ -153,7 +153,7 @@ def sizes_text(labels: Any) -> str:
 
 
 def alt_text(figure: Any) -> str | None:
-    """The text set by :func:`set_alt_text`, or ``None``.
+    """The text set by ``set_alt_text``, or ``None``.
 
     Book: :ref:`chap-mdav`.
     """
@@ -207,7 +207,7 @@ def plot_partition(
     annotate : bool
         Write each record's row number next to it.
     cmap : str, optional
-        Qualitative colormap for the groups (default :data:`PALETTE`).
+        Qualitative colormap for the groups (default ``PALETTE``).
     marker_size : float
         Scatter marker area.
     title : str, optional

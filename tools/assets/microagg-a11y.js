@@ -5,6 +5,9 @@
 //    beside it (aria-labelledby): the manager renders the two unconnected;
 //  * the box holding the shown frame's text becomes a polite live region, so a screen reader
 //    reads the new numbers when a control changes the frame.
+// And for every page: a box that scrolls sideways (a wide table, code block or equation at a
+// phone's width) and holds nothing focusable can be reached with Tab, so keyboard users can
+// scroll it (the theme does this for some boxes, not for all).
 (function () {
   "use strict";
   var count = 0;
@@ -22,5 +25,28 @@
       box.setAttribute("aria-atomic", "true");
     });
   }
-  new MutationObserver(mark).observe(document.documentElement, {childList: true, subtree: true});
+  var FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
+  function scrollers() {
+    document.querySelectorAll("article *").forEach(function (el) {
+      var style = getComputedStyle(el);
+      var scrolls = (style.overflowX === "auto" || style.overflowX === "scroll")
+        && el.scrollWidth > el.clientWidth + 1;
+      if (scrolls && !el.hasAttribute("tabindex") && !el.querySelector(FOCUSABLE)) {
+        el.setAttribute("tabindex", "0");
+        el.classList.add("ma-scroll-tab");
+      } else if (!scrolls && el.classList.contains("ma-scroll-tab")) {
+        el.removeAttribute("tabindex");
+        el.classList.remove("ma-scroll-tab");
+      }
+    });
+  }
+  var pending = null;
+  function later() {
+    if (pending) clearTimeout(pending);
+    pending = setTimeout(function () { pending = null; scrollers(); }, 150);
+  }
+  new MutationObserver(function () { mark(); later(); })
+    .observe(document.documentElement, {childList: true, subtree: true});
+  window.addEventListener("resize", later);
+  window.addEventListener("load", later);
 })();

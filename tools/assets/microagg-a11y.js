@@ -48,5 +48,10 @@
   new MutationObserver(function () { mark(); later(); })
     .observe(document.documentElement, {childList: true, subtree: true});
   window.addEventListener("resize", later);
-  window.addEventListener("load", later);
+  window.addEventListener("load", function () {
+    // fonts and MathJax change widths after load without touching the DOM's structure
+    later();
+    [600, 1500, 3000].forEach(function (ms) { setTimeout(scrollers, ms); });
+    if (document.fonts) document.fonts.ready.then(later);
+  });
 })();

@@ -45,13 +45,15 @@
     if (pending) clearTimeout(pending);
     pending = setTimeout(function () { pending = null; scrollers(); }, 150);
   }
+  // (classes such as ma-control may be added after a widget is attached: watch them too)
   new MutationObserver(function () { mark(); later(); })
-    .observe(document.documentElement, {childList: true, subtree: true});
+    .observe(document.documentElement, {childList: true, subtree: true, attributes: true,
+                                        attributeFilter: ["class"]});
   window.addEventListener("resize", later);
   window.addEventListener("load", function () {
     // fonts and MathJax change widths after load without touching the DOM's structure
     later();
-    [600, 1500, 3000].forEach(function (ms) { setTimeout(scrollers, ms); });
+    [600, 1500, 3000].forEach(function (ms) { setTimeout(function () { mark(); scrollers(); }, ms); });
     if (document.fonts) document.fonts.ready.then(later);
   });
 })();

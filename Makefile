@@ -12,7 +12,9 @@ SHARED ?= ../shared
 STAMP := $(VENV)/.microagg-installed
 # Web assets for offline math and widgets; not _static/ (see ../shared/TOOLCHAIN.md).
 VENDOR := _vendor
-NPM_PACKAGES := mathjax@3.2.2 @jupyter-widgets/html-manager@1.0.15 requirejs@2.3.7
+# axe-core: the accessibility rules the browser tests run on every page (tests/site/); not
+# copied into the site (_config.yml excludes it from the static files).
+NPM_PACKAGES := mathjax@3.2.2 @jupyter-widgets/html-manager@1.0.15 requirejs@2.3.7 axe-core@4.14.1
 VENDOR_STAMP := $(VENDOR)/.vendored
 SITE := _build/html
 CFFCONVERT := $(VENV)/cffconvert
@@ -60,11 +62,13 @@ data: $(STAMP)
 $(VENDOR_STAMP): Makefile
 	rm -rf $(VENDOR) && mkdir -p $(VENDOR)/npm
 	cd $(VENDOR)/npm && npm pack --silent $(NPM_PACKAGES) >/dev/null
-	mkdir -p $(VENDOR)/mathjax $(VENDOR)/html-manager $(VENDOR)/requirejs
+	mkdir -p $(VENDOR)/mathjax $(VENDOR)/html-manager $(VENDOR)/requirejs $(VENDOR)/axe-core
 	tar -xzf $(VENDOR)/npm/mathjax-3.2.2.tgz -C $(VENDOR)/mathjax --strip-components=2 package/es5
 	tar -xzf $(VENDOR)/npm/jupyter-widgets-html-manager-1.0.15.tgz -C $(VENDOR)/html-manager \
 	    --strip-components=2 --exclude='*.map' package/dist
 	tar -xzf $(VENDOR)/npm/requirejs-2.3.7.tgz -C $(VENDOR)/requirejs --strip-components=1 package/require.js
+	tar -xzf $(VENDOR)/npm/axe-core-4.14.1.tgz -C $(VENDOR)/axe-core --strip-components=1 \
+	    package/axe.min.js package/LICENSE
 	rm -rf $(VENDOR)/npm
 	touch $@
 

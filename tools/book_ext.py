@@ -10,6 +10,11 @@
   thebe configuration) are written once, the theme gets an explicit default colour mode,
   and the widget manager's icon fonts are copied to where it requests them (relative to the
   page: ``<page folder>/@jupyter-widgets/html-manager/dist/``).
+* Accessibility (WCAG 2.1 AA) where other extensions' markup falls short: bibliography
+  entries get a role their list allows and code toggles are named by their text
+  (:data:`ARIA_FIXES`); ``tools/assets/microagg-a11y.js`` names the explorers' controls,
+  makes their text a live region and lets Tab reach boxes that scroll sideways. Theme
+  components are overridden in ``_templates/``.
 * Measures every page (its HTML plus the images it shows), fills the table on the status page
   (``<div id="microagg-page-sizes">``), writes ``_static/page-sizes.json`` and warns (an error
   in the strict build) when a page exceeds ``PAGE_BUDGET`` bytes.
@@ -110,6 +115,25 @@ def _unique_scripts(app: Any, pagename: str, templatename: str, context: dict[st
             unique.append(js)
     if "script_files" in context:
         context["script_files"] = unique
+
+
+#: Markup that other extensions write and WCAG 2.1 AA rejects, with its replacement:
+#: * docutils writes each citation as ``role="doc-biblioentry"`` inside ``role="list"``;
+#:   DPUB-ARIA 1.1 deprecates that role, and a list may only hold list items (1.3.1, 4.1.2);
+#: * myst-nb names the "Show code cell source" toggle "Toggle hidden content", a name
+#:   without its visible text (2.5.3, label in name): it is named by that text instead.
+ARIA_FIXES = (('role="doc-biblioentry"', 'role="listitem"'),
+              ('<summary aria-label="Toggle hidden content">', "<summary>"))
+
+
+def _aria_fixes(app: Any, pagename: str, templatename: str, context: dict[str, Any],
+                doctree: Any) -> None:
+    """Apply :data:`ARIA_FIXES` to the page's body (text, ids and links are unchanged)."""
+    body = context.get("body")
+    if body:
+        for old, new in ARIA_FIXES:
+            body = body.replace(old, new)
+        context["body"] = body
 
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -404,8 +428,11 @@ def setup(app: Any) -> dict[str, Any]:
     # before Sphinx collects the images of the page (doctree-read, priority 500)
     app.connect("doctree-read", _latex_outputs, priority=400)
     app.connect("html-page-context", _unique_scripts, priority=900)
+    app.connect("html-page-context", _aria_fixes)
     app.connect("build-finished", _widget_fonts)
     app.connect("build-finished", _page_sizes)
     app.add_css_file("microagg.css")
+    # names the explorers' controls and makes their text a live region (see the file)
+    app.add_js_file("microagg-a11y.js")
     app.add_directive("microagg-api", MicroaggApi)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

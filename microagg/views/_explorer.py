@@ -9,12 +9,21 @@ of two modes:
   re-runs the view;
 * **static** (the book's HTML pages, which have no kernel): the view is run once
   for every combination of the ``grid`` values when the page is built, and each
-  figure is stored in the page as an ``Image`` widget inside nested ``Stack``
-  widgets. Each control's ``index`` is linked (``jsdlink``) to the
-  ``selected_index`` of the stacks of its level, so the widget manager's own
-  client-side code switches frames in the reader's browser: no kernel, no
-  network, no hand-written JavaScript. The controls offer only grid values, and
-  a caption says which.
+  figure is stored in the page as an ``HTML`` widget (the PNG with its alternative
+  text) inside nested ``Stack`` widgets. Each control's ``index`` is linked
+  (``jsdlink``) to the ``selected_index`` of the stacks of its level, so the widget
+  manager's own client-side code switches frames in the reader's browser: no
+  kernel, no network. The controls offer only grid values, and a caption says
+  which.
+
+Accessibility (WCAG 2.1 AA). Each frame's alternative text is what its view wrote
+with ``set_alt_text`` (``microagg/views/_plotting.py``: the parameters and the numbers
+the figure shows), else the parameters. The same text, for every frame, sits in a
+second set of stacks under the figure, linked to the same controls; the book's
+``microagg-a11y.js`` makes that box a polite live region, so a screen reader reads
+the new numbers when a control moves, and names each control by its visible label
+(the widget manager renders the two unconnected). Sliders move with the arrow keys,
+dropdowns with the arrow keys too.
 
 The book build sets ``MICROAGG_STATIC_EXPLORERS=1`` (``tools/book_ext.py``, a
 Sphinx extension, sets it in the build process, and the kernels that execute the
@@ -25,6 +34,8 @@ Book: :ref:`chap-mdav`.
 
 from __future__ import annotations
 
+import base64
+import html
 import io
 import itertools
 import os
@@ -33,7 +44,9 @@ from numbers import Real
 from typing import Any
 
 import ipywidgets as w
-from IPython.display import display
+from IPython.display import HTML, display
+
+from ._plotting import alt_text
 
 __all__ = ["explorer", "static_explorers"]
 
@@ -87,7 +100,8 @@ def explorer(view: Callable[..., Any], grid: Mapping[str, Sequence[Any]], *,
     Returns
     -------
     ipywidgets.Widget
-        A ``VBox``: the controls, then the figure (and, static, the caption).
+        A ``VBox``: the controls, then the figure (and, static, the text of the frame
+        shown, then the caption).
 
     Raises
     ------
@@ -103,9 +117,12 @@ def explorer(view: Callable[..., Any], grid: Mapping[str, Sequence[Any]], *,
     ...     fig.add_subplot().set_title(f"k = {k}")
     ...     return fig
     >>> box = explorer(view, {"k": [2, 3, 4]}, static=True)
-    >>> controls, frames, caption = box.children
+    >>> controls, frames, texts, caption = box.children
     >>> len(frames.children), frames.selected_index
     (3, 0)
+    >>> texts.children[1].value
+    '<p>k = 3</p>'
+
     """
     grid = {name: list(values) for name, values in grid.items()}
     if not grid or any(not values for values in grid.values()):
@@ -139,23 +156,32 @@ def _static(view: Callable[..., Any], grid: dict[str, list[Any]], start: dict[st
     if n_frames > MAX_FRAMES:
         raise ValueError(f"{n_frames} combinations of grid values; at most {MAX_FRAMES} fit "
                          "in a page: use fewer values")
-    frames = {combo: _frame(view(**dict(zip(names, combo, strict=True)), **fixed), dpi)
-              for combo in itertools.product(*grid.values())}
+    frames, texts = {}, {}
+    for combo in itertools.product(*grid.values()):
+        params = dict(zip(names, combo, strict=True))
+        figure = view(**params, **fixed)
+        text = alt_text(figure) or _describe(params, labels)
+        frames[combo] = _frame(figure, dpi, text)
+        texts[combo] = w.HTML(f"<p>{html.escape(text)}</p>")
     controls = [_selector(labels[n], grid[n], grid[n].index(start[n])) for n in names]
-    named = [w.HBox([w.HTML(f"<b>{labels[n]}</b>", layout=w.Layout(width="7em")), c])
+    named = [w.HBox([w.HTML(f"<b>{html.escape(labels[n])}</b>", layout=w.Layout(width="7em"),
+                            _dom_classes=["ma-label"]), c], _dom_classes=["ma-control"])
              for n, c in zip(names, controls, strict=True)]
     stacks: list[list[w.Stack]] = [[] for _ in names]
 
-    def nest(level: int, prefix: tuple[Any, ...]) -> w.Widget:
+    def nest(leaves: dict[tuple[Any, ...], w.Widget], level: int,
+             prefix: tuple[Any, ...]) -> w.Widget:
         if level == len(names):
-            return frames[prefix]
+            return leaves[prefix]
         values = grid[names[level]]
-        stack = w.Stack([nest(level + 1, (*prefix, v)) for v in values],
+        stack = w.Stack([nest(leaves, level + 1, (*prefix, v)) for v in values],
                         selected_index=values.index(start[names[level]]))
         stacks[level].append(stack)
         return stack
 
-    top = nest(0, ())
+    top = nest(frames, 0, ())
+    said = nest(texts, 0, ())
+    said.add_class("ma-live")
     for control, level in zip(controls, stacks, strict=True):
         for stack in level:
             w.jsdlink((control, "index"), (stack, "selected_index"))
@@ -164,7 +190,12 @@ def _static(view: Callable[..., Any], grid: dict[str, list[Any]], start: dict[st
     caption = w.HTML(f"<small>This page holds the figures for {held} ({n_frames} in all). "
                      "Run the notebook (launch button or download) to explore any value."
                      "</small>")
-    return w.VBox([w.HBox(named, layout=w.Layout(flex_flow="row wrap")), top, caption])
+    return w.VBox([w.HBox(named, layout=w.Layout(flex_flow="row wrap")), top, said, caption])
+
+
+def _describe(params: Mapping[str, Any], labels: Mapping[str, str]) -> str:
+    """The parameters in words: the alternative text of a view that wrote none."""
+    return ", ".join(f"{labels[n]} = {_format(v)}" for n, v in params.items())
 
 
 def _selector(label: str, values: list[Any], index: int) -> w.Widget:
@@ -177,11 +208,14 @@ def _selector(label: str, values: list[Any], index: int) -> w.Widget:
     return w.Dropdown(options=options, index=index)
 
 
-def _frame(figure: Any, dpi: int) -> w.Image:
+def _frame(figure: Any, dpi: int, text: str) -> w.HTML:
+    """The figure as a PNG ``<img>`` with ``text`` as its alternative text (the ``Image``
+    widget has no ``alt``)."""
     buf = io.BytesIO()
     figure.savefig(buf, format="png", dpi=dpi)
-    return w.Image(value=buf.getvalue(), format="png",
-                   layout=w.Layout(max_width="100%", height="auto"))
+    data = base64.b64encode(buf.getvalue()).decode("ascii")
+    return w.HTML(f'<img class="ma-frame" src="data:image/png;base64,{data}" '
+                  f'alt="{html.escape(text, quote=True)}">')
 
 
 def _live(view: Callable[..., Any], grid: dict[str, list[Any]], start: dict[str, Any],
@@ -192,7 +226,11 @@ def _live(view: Callable[..., Any], grid: dict[str, list[Any]], start: dict[str,
     controls = {n: _live_control(labels[n], live.get(n, grid[n]), start[n]) for n in grid}
 
     def show(**params: Any) -> None:
-        display(view(**params, **fixed))
+        figure = view(**params, **fixed)
+        display(figure)
+        text = alt_text(figure)
+        if text:
+            display(HTML(f"<p>{html.escape(text)}</p>"))
 
     return w.interactive(show, **controls)
 

@@ -17,7 +17,16 @@ from .._hybrid import macrogroups
 from .._mdav import mdav
 from ..teaching import split_close_pairs
 from ._explorer import explorer
-from ._plotting import group_colors, plot_partition
+from ._plotting import (
+    HIGHLIGHT,
+    PALETTE,
+    cvd_safe,
+    group_colors,
+    group_markers,
+    plot_partition,
+    set_alt_text,
+    sizes_text,
+)
 
 __all__ = ["ga_view", "explore_ga", "macrogroups_view"]
 
@@ -27,6 +36,7 @@ def _ga_default_points() -> Any:
     return datasets.vmdav_example()
 
 
+@cvd_safe
 def ga_view(X: Any = None, k: int = 3, *, mutation_rate: float = 0.1,
             crossover_rate: float = 0.5, iterations: int = 300, population: int = 10,
             seed: int = 0, initial: Any = None,
@@ -68,15 +78,20 @@ def ga_view(X: Any = None, k: int = 3, *, mutation_rate: float = 0.1,
     left.set_title(f"GA best after {iterations} generations: SSE = {res.sse:.4g}\n"
                    f"(MDAV: SSE = {sse(X, mdav(X, k)):.4g}; k = {k})", fontsize=10)
     gens = res.history.index.to_numpy()
-    right.plot(gens, res.history["best"], color="C3", label="best so far (elitism)")
-    right.plot(gens, res.history["mean"], color="C0", alpha=0.6, linewidth=0.8,
-               label="population mean")
+    right.plot(gens, res.history["best"], color=HIGHLIGHT, label="best so far (elitism)")
+    right.plot(gens, res.history["mean"], color=PALETTE[0], linestyle="--", alpha=0.6,
+               linewidth=0.8, label="population mean")
     right.set_xlabel("generation")
     right.set_ylabel("fitness  F = 1/(SSE+1)")
     right.set_title(f"mutation rate {mutation_rate:g}, crossover rate {crossover_rate:g}, "
                     f"{population} chromosomes", fontsize=10)
     right.legend(loc="lower right", fontsize=8)
-    return fig
+    return set_alt_text(fig, f"Genetic algorithm, k = {k}, mutation rate {mutation_rate:g}, "
+                             f"crossover rate {crossover_rate:g}, seed {seed}, after "
+                             f"{iterations} generations: best partition of the "
+                             f"{len(res.labels)} points, {sizes_text(res.labels)}, SSE "
+                             f"{res.sse:.4g} (MDAV: {sse(X, mdav(X, k)):.4g}), drawn as shaded "
+                             "groups; beside it, the best and mean fitness per generation.")
 
 
 def explore_ga(X: Any = None, k: int = 3, *, iterations: int = 300, seed: int = 0) -> Any:
@@ -100,13 +115,14 @@ def explore_ga(X: Any = None, k: int = 3, *, iterations: int = 300, seed: int = 
 
 
 
+@cvd_safe
 def macrogroups_view(X: Any = None, k: int = 3, *, K: int = 24, n: int = 300, seed: int = 0,
                      radius: float = 0.1,
                      figsize: tuple[float, float] = (10.0, 4.8)) -> Figure:
     """Figure: one-step (left) vs two-step (right) MDAV macrogroups, as in the paper's Fig. 2.
 
-    Each colour is a macrogroup (the set the GA will partition). A red segment
-    joins two records closer than ``radius`` that ended up in different
+    Each colour and marker is a macrogroup (the set the GA will partition). A thick orange
+    segment joins two records closer than ``radius`` that ended up in different
     macrogroups: a natural cluster the GA can no longer reunite. One-step cuts
     an MDAV ``K``-partition and splits more of them; two-step groups whole MDAV
     ``k``-groups by their centroids (``K`` must be a multiple of ``k``).
@@ -121,15 +137,17 @@ def macrogroups_view(X: Any = None, k: int = 3, *, K: int = 24, n: int = 300, se
     axes = fig.subplots(1, 2)
     for ax, part in zip(axes, ("one-step", "two-step"), strict=True):
         macro, _ = macrogroups(X, k, K=K, partitioning=part)
-        cols = np.array(group_colors(int(macro.max()) + 1, cmap="tab20"))
+        n_macro = int(macro.max()) + 1
         split_i, split_j = split_close_pairs(X, macro, radius)
         for a, b in zip(split_i, split_j, strict=True):
-            ax.plot(X[[a, b], 0], X[[a, b], 1], color="red", linewidth=2.0, zorder=2)
-        ax.scatter(X[:, 0], X[:, 1], s=16, c=cols[macro], edgecolor="k", linewidth=0.3,
-                   zorder=3)
+            ax.plot(X[[a, b], 0], X[[a, b], 1], color=HIGHLIGHT, linewidth=2.0, zorder=2)
+        for g, col, (marker, _) in zip(range(n_macro), group_colors(n_macro),
+                                       group_markers(n_macro), strict=True):
+            ax.scatter(X[macro == g, 0], X[macro == g, 1], s=16, color=col, marker=marker,
+                       edgecolor="k", linewidth=0.3, zorder=3)
         title = f"one-step: MDAV with K = {K}" if part == "one-step" else (
             f"two-step: MDAV k = {k}, then {K // k} centroids per macrogroup")
         ax.set_title(f"{title}\n{int(macro.max()) + 1} macrogroups, "
-                     f"{split_i.size} close pairs split (red)", fontsize=10)
+                     f"{split_i.size} close pairs split (thick orange)", fontsize=10)
         ax.set_aspect("equal", adjustable="datalim")
     return fig

@@ -13,7 +13,7 @@ from matplotlib.patches import Rectangle
 
 from .._gomm_ops import MUTATIONS, OPERATORS, _random_chromosome, gomm_crossover, gomm_mutate
 from ._explorer import explorer
-from ._plotting import group_colors
+from ._plotting import HIGHLIGHT, PALETTE, cvd_safe, group_colors, set_alt_text
 
 __all__ = ["gomm_encoding_view", "gomm_view", "explore_gomm", "gomm_population_view",
            "explore_gomm_population", "operator_analysis_view"]
@@ -44,6 +44,7 @@ def _draw_chromosome(ax: Any, groups: Any, p: int, y: float, label: str,
     ax.text(-0.4, y + 0.4, label, ha="right", va="center", fontsize=9)
 
 
+@cvd_safe
 def gomm_encoding_view(*, p: int = 8, seed: int = 3,
                        figsize: tuple[float, float] = (10.0, 6.4)) -> Figure:
     """Figure: GOMM's chromosome (object part | group part) and what each operator does.
@@ -93,6 +94,7 @@ def _names_of(names: Any, p: int) -> list[str]:
     return list(names) if names is not None else [f"a{j + 1}" for j in range(p)]
 
 
+@cvd_safe
 def gomm_view(results: Any, k: int, *, names: Any = None,
               figsize: tuple[float, float] = (11.0, 4.2)) -> Figure:
     """Figure: GOMM's best grouping at ``k`` and its score breakdown, among all ``k`` run.
@@ -150,7 +152,11 @@ def gomm_view(results: Any, k: int, *, names: Any = None,
     twin.set_ylabel("number of groups", color="C0")
     twin.set_ylim(0, max(results[q].n_groups for q in ks) + 1)
     a2.set_title("best score and number of groups against k", fontsize=10)
-    return fig
+    return set_alt_text(fig, f"GOMM's best grouping of {p} attributes at k = {k}: "
+                             f"{r.n_groups} group(s); IL {r.il:.1f} %, ID {r.id:.1f} %, DLD "
+                             f"{r.dld:.1f} %, DR {r.dr:.1f} %, score {r.score:.1f}. Shown: the "
+                             "attributes as boxes coloured by group, a bar chart of the five "
+                             "measures, and the best score and number of groups against k.")
 
 
 def explore_gomm(results: Any, *, names: Any = None) -> Any:
@@ -167,6 +173,7 @@ def explore_gomm(results: Any, *, names: Any = None) -> Any:
 
 
 
+@cvd_safe
 def gomm_population_view(result: Any, generation: int, *,
                          figsize: tuple[float, float] = (11.0, 4.0)) -> Figure:
     """Figure: the population of one GOMM run at a generation.
@@ -185,7 +192,7 @@ def gomm_population_view(result: Any, generation: int, *,
     a0, a1 = fig.subplots(1, 2)
     jitter = (np.random.default_rng(0).random(s.size) - 0.5) * 0.3
     a0.scatter(ng + jitter, s, s=12, alpha=0.5)
-    a0.scatter([ng[0]], [s[0]], s=60, color="C3", label="best")
+    a0.scatter([ng[0]], [s[0]], s=60, color="C3", marker="D", label="best")
     a0.set_xlabel("number of groups")
     a0.set_ylabel("score (lower is better)")
     distinct = len({(round(float(a), 9), int(b)) for a, b in zip(s, ng, strict=True)})
@@ -193,8 +200,8 @@ def gomm_population_view(result: Any, generation: int, *,
     a0.legend(fontsize=8)
     h = result.history
     a1.plot(h["generation"], h["best"], color="C3", label="best")
-    a1.plot(h["generation"], h["mean"], color="C0", label="mean")
-    a1.plot(h["generation"], h["worst"], color="C7", label="worst")
+    a1.plot(h["generation"], h["mean"], color="C0", linestyle="--", label="mean")
+    a1.plot(h["generation"], h["worst"], color="C7", linestyle=":", label="worst")
     a1.axvline(g, color="k", linewidth=0.8)
     a1.set_xlabel("generation")
     a1.set_ylabel("score")
@@ -202,7 +209,10 @@ def gomm_population_view(result: Any, generation: int, *,
     a1.set_title(f"best at generation {g}: {len(best)} group(s), score {s[0]:.2f}",
                  fontsize=10)
     a1.legend(fontsize=8)
-    return fig
+    return set_alt_text(fig, f"GOMM population at generation {g}: {s.size} members, "
+                             f"{distinct} distinct scores; the best has {len(best)} group(s), "
+                             f"score {s[0]:.2f}. Shown: each member's score against its number "
+                             "of groups, and the best, mean and worst score per generation.")
 
 
 def explore_gomm_population(result: Any) -> Any:
@@ -222,6 +232,7 @@ def explore_gomm_population(result: Any) -> Any:
 
 
 
+@cvd_safe
 def operator_analysis_view(operators: Any, *, which: Any = MUTATIONS,
                            figsize: tuple[float, float] | None = None) -> Figure:
     """Figure: the operator analysis of the GOMM paper (its Figures 6 and 7).
@@ -245,13 +256,13 @@ def operator_analysis_view(operators: Any, *, which: Any = MUTATIONS,
         axes[0, j].set_ylim(-5, 105)
         axes[0, j].set_title(OPERATORS[op], fontsize=10)
         axes[1, j].plot(gen, d["life_time"], color="C1")
-        axes[2, j].plot(gen, d["improved"], color="C2", label="improved")
-        axes[2, j].plot(gen, d["worsened"], color="C3", label="worsened")
-        axes[3, j].plot(gen, d["eff_improve_mean"], color="C2", label="mean improvement")
-        axes[3, j].plot(gen, d["eff_improve_max"], color="C2", linestyle=":",
+        axes[2, j].plot(gen, d["improved"], color=PALETTE[0], label="improved")
+        axes[2, j].plot(gen, d["worsened"], color=HIGHLIGHT, label="worsened")
+        axes[3, j].plot(gen, d["eff_improve_mean"], color=PALETTE[0], label="mean improvement")
+        axes[3, j].plot(gen, d["eff_improve_max"], color=PALETTE[0], linestyle=":",
                         label="max improvement")
-        axes[3, j].plot(gen, d["eff_worsen_mean"], color="C3", label="mean worsening")
-        axes[3, j].plot(gen, d["eff_worsen_max"], color="C3", linestyle=":",
+        axes[3, j].plot(gen, d["eff_worsen_mean"], color=HIGHLIGHT, label="mean worsening")
+        axes[3, j].plot(gen, d["eff_worsen_max"], color=HIGHLIGHT, linestyle=":",
                         label="max worsening")
         axes[3, j].set_xlabel("generation")
         if not d["active"].all():

@@ -16,11 +16,20 @@ from .._mdav import mdav
 from .._validate import as_matrix, check_k
 from ._common import MDAV_DATASETS, dataset_matrix
 from ._explorer import explorer
-from ._plotting import group_colors, plot_group_hull, plot_partition
+from ._plotting import (
+    cvd_safe,
+    group_colors,
+    group_markers,
+    plot_group_hull,
+    plot_partition,
+    set_alt_text,
+    sizes_text,
+)
 
 __all__ = ["mdav_steps_view", "partitions_view", "mdav_view", "explore_mdav"]
 
 
+@cvd_safe
 def mdav_steps_view(X: Any = None, k: int = 3, *, max_panels: int = 4,
                     figsize: tuple[float, float] | None = None) -> Figure:
     r"""Figure: MDAV (survey Algorithm 1) round by round on a small 2-D set.
@@ -101,6 +110,10 @@ def _mdav_steps(labels: np.ndarray, k: int) -> list[tuple[list[int], str]]:
     return steps
 
 
+def _marker(group: int) -> str:
+    return group_markers(group + 1)[group][0]
+
+
 def _draw_step(ax: Any, X: np.ndarray, labels: np.ndarray, colors: list[Any],
                formed: list[int], kind: str) -> None:
     """One step: earlier groups faded, the rest grey, centroid, x_r (and x_s), new groups."""
@@ -108,7 +121,8 @@ def _draw_step(ax: Any, X: np.ndarray, labels: np.ndarray, colors: list[Any],
     left = labels >= first
     for h in range(first):
         pts = X[labels == h]
-        ax.scatter(pts[:, 0], pts[:, 1], s=30, color=colors[h], alpha=0.35, zorder=2)
+        ax.scatter(pts[:, 0], pts[:, 1], s=30, color=colors[h], alpha=0.35, zorder=2,
+                   marker=_marker(h))
     ax.scatter(X[left, 0], X[left, 1], s=30, color="0.6", edgecolor="k", linewidth=0.3,
                zorder=2)
     c = X[left].mean(axis=0)
@@ -120,7 +134,7 @@ def _draw_step(ax: Any, X: np.ndarray, labels: np.ndarray, colors: list[Any],
         pts = X[labels == h]
         plot_group_hull(ax, pts, colors[h])
         ax.scatter(pts[:, 0], pts[:, 1], s=34, color=colors[h], edgecolor="k", linewidth=0.6,
-                   zorder=4)
+                   zorder=4, marker=_marker(h))
     ax.scatter(*X[r], marker="*", s=260, color=colors[first], edgecolor="k", zorder=6)
     ax.annotate(r"$x_r$", X[r], textcoords="offset points", xytext=(6, 6), fontsize=10)
     if kind != "round":
@@ -135,6 +149,7 @@ def _draw_step(ax: Any, X: np.ndarray, labels: np.ndarray, colors: list[Any],
     ax.set_title(f"{int(left.sum())} left: groups around $x_r$ and $x_s$")
 
 
+@cvd_safe
 def partitions_view(X: Any, partitions: dict[str, Any], *, annotate: bool = False,
                     figsize: tuple[float, float] | None = None) -> Figure:
     """Figure: several partitions of the same 2-D records side by side, SSE and IL in titles.
@@ -170,6 +185,7 @@ def partitions_view(X: Any, partitions: dict[str, Any], *, annotate: bool = Fals
     return fig
 
 
+@cvd_safe
 def mdav_view(dataset: Any = "clustered 2-D", k: int = 3, *,
               figsize: tuple[float, float] | None = None) -> Figure:
     """Figure: MDAV on a data set: SSE and IL in the title, the group-size histogram.
@@ -217,7 +233,11 @@ def mdav_view(dataset: Any = "clustered 2-D", k: int = 3, *,
     fig.suptitle(f"MDAV on {name} ({X.shape[0]} x {X.shape[1]}), k = {k}: "
                  f"SSE = {sse(X, labels):.4g}, IL = {information_loss(X, labels):.2f}%",
                  fontsize=10)
-    return fig
+    drawn = "the partition drawn as points in shaded groups, and " if two_d else ""
+    return set_alt_text(fig, f"MDAV on {name} ({X.shape[0]} records, {X.shape[1]} attributes), "
+                             f"k = {k}: {sizes_text(labels)}, IL "
+                             f"{information_loss(X, labels):.2f} %. Shown: {drawn}a bar chart "
+                             "of how many groups have each size.")
 
 
 def explore_mdav(*, dataset: str = "clustered 2-D", k: int = 3) -> Any:

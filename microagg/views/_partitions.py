@@ -21,7 +21,14 @@ from .._optimal import (
     univariate_graph,
 )
 from ._explorer import explorer
-from ._plotting import plot_arc_graph, plot_partition, plot_univariate
+from ._plotting import (
+    cvd_safe,
+    plot_arc_graph,
+    plot_partition,
+    plot_univariate,
+    set_alt_text,
+    sizes_text,
+)
 
 __all__ = ["small_points", "partition_view", "explore_partition", "univariate_view",
            "univariate_timings", "univariate_time_view"]
@@ -44,6 +51,7 @@ def small_points(n: int = 12, *, seed: int = 2) -> np.ndarray:
 
 
 
+@cvd_safe
 def partition_view(X: Any = None, k: int = 3, *, n: int = 12, seed: int = 2,
                    labels: Any = None, annotate: bool = False,
                    figsize: tuple[float, float] = (5.0, 4.2)) -> Figure:
@@ -73,7 +81,9 @@ def partition_view(X: Any = None, k: int = 3, *, n: int = 12, seed: int = 2,
     -------
     matplotlib.figure.Figure
     """
+    data = f"{n} points in the plane (seed {seed})" if X is None else None
     X = small_points(n, seed=seed) if X is None else X
+    data = data or f"{len(X)} points in the plane"
     if labels is None:
         labels = optimal_partition(X, k)
         what = f"optimal {k}-partition"
@@ -85,7 +95,10 @@ def partition_view(X: Any = None, k: int = 3, *, n: int = 12, seed: int = 2,
     plot_partition(ax, X, labels, annotate=annotate)
     ax.set_title(f"{what}: {n_groups} groups\nSSE = {sse(X, labels):.4g}, "
                  f"IL = {information_loss(X, labels):.2f}%", fontsize=10)
-    return fig
+    return set_alt_text(fig, f"The {what} of {data}: "
+                             f"{sizes_text(labels)}, SSE {sse(X, labels):.4g}, IL "
+                             f"{information_loss(X, labels):.2f} %. Each group is shaded, "
+                             "its centroid marked with a cross.")
 
 
 def explore_partition(*, n: int = 12, k: int = 3, seed: int = 2) -> Any:
@@ -106,18 +119,20 @@ def _partition_frame(k: int, n: int, seed: int) -> Figure:
         fig = Figure(figsize=(5.0, 4.2))
         fig.text(0.5, 0.5, f"k = {k} > n = {n}: no k-partition exists;\nraise n or lower k",
                  ha="center", va="center")
-        return fig
+        return set_alt_text(fig, f"k = {k}, n = {n}: no k-partition exists; raise n or "
+                                 "lower k.")
     return partition_view(k=k, n=n, seed=seed)
 
 
 
+@cvd_safe
 def univariate_view(x: Any, k: int, *,
                     figsize: tuple[float, float] = (8.0, 4.0)) -> Figure:
     """Figure: the Hansen-Mukherjee graph of ``x`` over its optimal univariate partition.
 
     Top: nodes ``0..n`` (the gaps between sorted values), every arc ``(i, j)``
     with ``k <= j - i <= 2k-1`` labelled with its group's SSE, the shortest
-    path in red. Bottom: the values on a line, coloured by optimal group.
+    path thick and dark orange. Bottom: the values on a line, coloured by optimal group.
     :ref:`chap-foundations`; see
     :func:`microagg.univariate_graph`.
 

@@ -11,11 +11,19 @@ global state, so the helpers compose and are testable without a display.
 * :func:`plot_arc_graph` - a DAG on nodes ``0..n`` drawn as an arc diagram, with
   one path highlighted (the Hansen-Mukherjee graph of :ref:`chap-foundations`).
 * :func:`group_colors` - the colour of each group, consistent across helpers.
+* :func:`group_markers` - the marker of each group: groups differ in shape as well as colour.
+* :func:`set_alt_text` / :func:`alt_text` - the text alternative a view writes for its figure
+  (the explorers put it on each stored frame and in a live region).
+
+Colours come from matplotlib's ``tableau-colorblind10`` (Tableau's palette designed for the
+common colour-vision deficiencies), and every group also gets its own marker and hatching, so
+no figure tells groups apart by colour alone.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -25,29 +33,131 @@ from matplotlib.patches import Arc, Polygon
 
 from .._validate import as_labels, as_matrix
 
-__all__ = ["group_colors", "plot_partition", "plot_univariate", "plot_arc_graph",
-           "plot_group_hull"]
+__all__ = ["group_colors", "group_markers", "plot_partition", "plot_univariate",
+           "plot_arc_graph", "plot_group_hull", "set_alt_text", "alt_text", "sizes_text",
+           "cvd_safe",
+           "PALETTE", "HIGHLIGHT"]
+
+#: The figures' colours: matplotlib's ``tableau-colorblind10`` style (safe for the common
+#: colour-vision deficiencies), in its order.
+PALETTE = ("#006BA4", "#FF800E", "#ABABAB", "#595959", "#5F9ED1", "#C85200", "#898989",
+           "#A2C8EC", "#FFBC79", "#CFCFCF")
+
+#: The colour of a highlighted element (a path, a chosen point): the palette's dark orange,
+#: always drawn thicker as well, so it stands out without colour.
+HIGHLIGHT = "#C85200"
+
+#: Markers that cycle with the colours (ten shapes; with ten colours, 10 x 10 pairs differ
+#: before one repeats, since the two cycles are offset).
+_MARKERS = ("o", "s", "^", "D", "v", "P", "<", "h", ">", "*")
+_HATCHES = ("", "//", "..", "\\\\", "xx", "--", "||", "++", "oo", "**")
+
+_ALT = "microagg_alt_text"
 
 
-def group_colors(n_groups: int, *, cmap: str = "tab10") -> list[tuple[float, float, float, float]]:
-    """``n_groups`` distinguishable RGBA colours (cycling ``cmap``, then ``tab20``).
+def group_colors(n_groups: int, *, cmap: str | None = None
+                 ) -> list[tuple[float, float, float, float]]:
+    """``n_groups`` RGBA colours (cycling ``PALETTE``, or ``cmap`` if given).
 
     Book: :ref:`chap-foundations`.
 
     Parameters
     ----------
     n_groups : int
-    cmap : str
-        A qualitative matplotlib colormap name.
+    cmap : str, optional
+        A qualitative matplotlib colormap name instead of the colour-blind-safe default.
     """
+    if cmap is None:
+        return [to_rgba(PALETTE[i % len(PALETTE)]) for i in range(n_groups)]
     import matplotlib
 
     base = matplotlib.colormaps[cmap]
     n_base = getattr(base, "N", 10)
-    if n_groups > n_base:
-        base = matplotlib.colormaps["tab20"]
-        n_base = 20
     return [to_rgba(base(i % n_base)) for i in range(n_groups)]
+
+
+def group_markers(n_groups: int) -> list[tuple[str, str]]:
+    """``(marker, hatch)`` of each of ``n_groups`` groups, so that shape tells groups apart.
+
+    Markers and hatches cycle with the ten colours of ``PALETTE``, shifted by one in each
+    round of ten groups, so a colour and marker pair repeats only after 100 groups.
+
+    Book: :ref:`chap-foundations`.
+
+    Examples
+    --------
+    >>> group_markers(3)
+    [('o', ''), ('s', '//'), ('^', '..')]
+    >>> group_markers(12)[10]
+    ('s', '//')
+    """
+    n = len(_MARKERS)
+    return [(_MARKERS[(i + i // n) % n], _HATCHES[(i + i // n) % n]) for i in range(n_groups)]
+
+
+def cvd_safe(view: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorate a view so that its figure is drawn in the ``tableau-colorblind10`` style.
+
+    Inside the call, ``"C0"``, ``"C1"``, ... and the default line colours are
+    ``PALETTE``; matplotlib's global settings are unchanged outside it.
+
+    Book: :ref:`chap-foundations`.
+    """
+    import matplotlib.style
+
+    @functools.wraps(view)
+    def drawn(*args: Any, **kwargs: Any) -> Any:
+        with matplotlib.style.context("tableau-colorblind10"):
+            return view(*args, **kwargs)
+
+    return drawn
+
+
+def set_alt_text(figure: Any, text: str) -> Any:
+    """Attach ``text``, what ``figure`` shows in words, to the figure; return the figure.
+
+    :func:`microagg.views.explorer` stores it as each frame's alternative text and in the
+    explorer's live region.
+
+    Book: :ref:`chap-mdav`.
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> alt_text(set_alt_text(Figure(), "an empty figure"))
+    'an empty figure'
+    """
+    setattr(figure, _ALT, str(text))
+    return figure
+
+
+def sizes_text(labels: Any) -> str:
+    """``"13 groups, sizes 3 to 4"``: the group count and size range of a partition, in words
+    (for alternative texts).
+
+    Book: :ref:`chap-mdav`.
+
+    Examples
+    --------
+    >>> sizes_text([0, 0, 1, 1, 1])
+    '2 groups, sizes 2 to 3'
+    >>> sizes_text([0, 0, 0])
+    '1 group, size 3'
+    """
+    sizes = np.bincount(as_labels(labels, len(labels)))
+    sizes = sizes[sizes > 0]
+    lo, hi = int(sizes.min()), int(sizes.max())
+    many = "groups" if sizes.size != 1 else "group"
+    span = f"size {lo}" if lo == hi else f"sizes {lo} to {hi}"
+    return f"{sizes.size} {many}, {span}"
+
+
+def alt_text(figure: Any) -> str | None:
+    """The text set by ``set_alt_text``, or ``None``.
+
+    Book: :ref:`chap-mdav`.
+    """
+    return getattr(figure, _ALT, None)
 
 
 def _hull(points: np.ndarray) -> np.ndarray:
@@ -73,7 +183,7 @@ def plot_partition(
     hulls: bool = True,
     centroids: bool = True,
     annotate: bool = False,
-    cmap: str = "tab10",
+    cmap: str | None = None,
     marker_size: float = 40.0,
     title: str | None = None,
 ) -> Axes:
@@ -96,8 +206,8 @@ def plot_partition(
         publishes.
     annotate : bool
         Write each record's row number next to it.
-    cmap : str
-        Qualitative colormap for the groups.
+    cmap : str, optional
+        Qualitative colormap for the groups (default ``PALETTE``).
     marker_size : float
         Scatter marker area.
     title : str, optional
@@ -113,18 +223,18 @@ def plot_partition(
     P = arr[:, :2]
     groups = np.unique(lab)
     colors = group_colors(groups.size, cmap=cmap)
-    for g, col in zip(groups, colors, strict=True):
+    for g, col, (marker, hatch) in zip(groups, colors, group_markers(groups.size), strict=True):
         pts = P[lab == g]
         if hulls and pts.shape[0] >= 2:
             h = _hull(pts)
             if h.shape[0] >= 3:
                 ax.add_patch(Polygon(h, closed=True, facecolor=(*col[:3], 0.18),
-                                     edgecolor=(*col[:3], 0.7), linewidth=1.0))
+                                     edgecolor=(*col[:3], 0.7), linewidth=1.0, hatch=hatch))
             else:
                 ax.plot(h[:, 0], h[:, 1], color=col, alpha=0.5, linewidth=4,
                         solid_capstyle="round")
         ax.scatter(pts[:, 0], pts[:, 1], s=marker_size, color=col, edgecolor="k",
-                   linewidth=0.4, zorder=3)
+                   linewidth=0.4, zorder=3, marker=marker)
         if centroids:
             c = pts.mean(axis=0)
             ax.scatter([c[0]], [c[1]], marker="X", s=marker_size * 2.2, color=col,
@@ -143,12 +253,12 @@ def plot_univariate(
     x: Any,
     labels: Any,
     *,
-    cmap: str = "tab10",
+    cmap: str | None = None,
     centroids: bool = True,
     annotate: bool = False,
     title: str | None = None,
 ) -> Axes:
-    """Draw one attribute on a horizontal line, each group a coloured run.
+    """Draw one attribute on a horizontal line, each group a coloured run of its own marker.
 
     Book: :ref:`chap-foundations`.
 
@@ -157,7 +267,7 @@ def plot_univariate(
     ax : matplotlib.axes.Axes
     x : array_like, shape (n,) or (n, 1)
     labels : array_like of int, shape (n,)
-    cmap : str
+    cmap : str, optional
     centroids : bool
         Mark each group mean with a vertical tick (the published value).
     annotate : bool
@@ -169,11 +279,12 @@ def plot_univariate(
     groups = np.unique(lab)
     colors = group_colors(groups.size, cmap=cmap)
     ax.axhline(0, color="0.7", linewidth=0.8, zorder=0)
-    for g, col in zip(groups, colors, strict=True):
+    for g, col, (marker, _) in zip(groups, colors, group_markers(groups.size), strict=True):
         vals = v[lab == g]
         ax.plot([vals.min(), vals.max()], [0, 0], color=col, linewidth=8, alpha=0.35,
                 solid_capstyle="round")
-        ax.scatter(vals, np.zeros_like(vals), color=col, edgecolor="k", s=40, zorder=3)
+        ax.scatter(vals, np.zeros_like(vals), color=col, edgecolor="k", s=40, zorder=3,
+                   marker=marker)
         if centroids:
             ax.plot([vals.mean()] * 2, [-0.25, 0.25], color=col, linewidth=2, zorder=2)
     if annotate:
@@ -203,7 +314,7 @@ def plot_arc_graph(
     """Draw a DAG on nodes ``0`` to ``n_nodes - 1`` placed on a line, arcs as half-ellipses.
 
     Arcs of the highlighted ``path`` (consecutive node pairs) are drawn thick
-    and red, the others thin and grey; with ``costs`` each arc is labelled at
+    and dark orange, the others thin and grey; with ``costs`` each arc is labelled at
     its top.
 
     Book: :ref:`chap-foundations`.
@@ -239,13 +350,13 @@ def plot_arc_graph(
         hit = (int(i), int(j)) in on_path
         ax.add_patch(Arc(((i + j) / 2, 0), width, height,
                          theta1=0 if above else 180, theta2=180 if above else 360,
-                         color="tab:red" if hit else "0.6", linewidth=2.5 if hit else 0.8,
+                         color=HIGHLIGHT if hit else "0.6", linewidth=2.5 if hit else 0.8,
                          zorder=3 if hit else 1))
         if costs is not None:
             y = height / 2 if above else -height / 2
             ax.annotate(cost_format.format(costs[m]), ((i + j) / 2, y), ha="center",
                         va="bottom" if above else "top", fontsize=7,
-                        color="tab:red" if hit else "0.35",
+                        color=HIGHLIGHT if hit else "0.35",
                         fontweight="bold" if hit else "normal")
     ax.scatter(np.arange(n_nodes), np.zeros(n_nodes), s=60, color="white", edgecolor="k",
                zorder=4)

@@ -16,7 +16,7 @@ from .._blocked import _pca_blocks, _tree_blocks, blocked
 from .._core import information_loss, standardize
 from .._mdav import mdav
 from ._explorer import explorer
-from ._plotting import group_colors
+from ._plotting import cvd_safe, group_colors, group_markers, set_alt_text
 
 __all__ = ["blocks_view", "explore_blocks", "scaling_view"]
 
@@ -25,11 +25,12 @@ def _blocks_data(n: int, seed: int) -> np.ndarray:
     return np.asarray(standardize(datasets.synthetic_clustered(n, 2, spread=0.02, seed=seed)))
 
 
+@cvd_safe
 def blocks_view(block_size: int = 500, *, strategy: str = "tree", n: int = 2000, k: int = 3,
                 seed: int = 0, figsize: tuple[float, float] = (6.0, 4.6)) -> Figure:
     """Figure: the blocks :func:`microagg.blocked` cuts a 2-D set into, and what they cost.
 
-    Each colour is a block (groups are formed inside a block only); the title compares
+    Each colour and marker is a block (groups are formed inside a block only); the title compares
     the information loss of blocked MDAV with exact MDAV on the same records
     (:func:`microagg.datasets.synthetic_clustered`, standardised).
 
@@ -47,14 +48,17 @@ def blocks_view(block_size: int = 500, *, strategy: str = "tree", n: int = 2000,
     il_exact = information_loss(X, mdav(X, k))
     fig = Figure(figsize=figsize, layout="constrained")
     ax = fig.add_subplot()
-    colors = group_colors(len(blocks), cmap="tab20")
+    colors, markers = group_colors(len(blocks)), group_markers(len(blocks))
     for b, idx in enumerate(blocks):
-        ax.scatter(X[idx, 0], X[idx, 1], s=5, color=colors[b])
+        ax.scatter(X[idx, 0], X[idx, 1], s=6, color=colors[b], marker=markers[b][0])
     ax.set_aspect("equal", adjustable="datalim")
     ax.set_title(f"{len(blocks)} {strategy} blocks of <= {block_size} records (n = {n})\n"
                  f"IL: blocked {il_blocked:.2f}% against exact MDAV {il_exact:.2f}% "
                  f"(x{il_blocked / il_exact:.2f})", fontsize=9)
-    return fig
+    return set_alt_text(fig, f"{n} records cut into {len(blocks)} {strategy} blocks of at most "
+                             f"{block_size} records, drawn as points with one colour and marker "
+                             f"per block. IL: blocked MDAV {il_blocked:.2f} %, exact MDAV "
+                             f"{il_exact:.2f} % ({il_blocked / il_exact:.2f} times).")
 
 
 def explore_blocks(*, block_size: int = 500, strategy: str = "tree") -> Any:
@@ -72,6 +76,7 @@ def explore_blocks(*, block_size: int = 500, strategy: str = "tree") -> Any:
                     labels={"block_size": "block size"})
 
 
+@cvd_safe
 def scaling_view(timings: pd.DataFrame, *, figsize: tuple[float, float] = (6.4, 4.2)) -> Figure:
     """Figure: run time against the number of records, one line per engine, log-log.
 

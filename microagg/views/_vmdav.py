@@ -17,11 +17,20 @@ from .._validate import as_matrix, check_k
 from ..teaching import vmdav_first_group
 from ._common import dataset_matrix
 from ._explorer import explorer
-from ._plotting import plot_group_hull, plot_partition
+from ._plotting import (
+    HIGHLIGHT,
+    PALETTE,
+    cvd_safe,
+    plot_group_hull,
+    plot_partition,
+    set_alt_text,
+    sizes_text,
+)
 
 __all__ = ["vmdav_extension_view", "vmdav_view", "explore_vmdav", "gamma_sweep_view"]
 
 
+@cvd_safe
 def vmdav_extension_view(X: Any = None, k: int = 3, *, gamma: float = 1.1,
                          figsize: tuple[float, float] = (10.0, 4.4)) -> Figure:
     r"""Figure: how V-MDAV grows its first group (left) and the partition it ends with (right).
@@ -30,8 +39,8 @@ def vmdav_extension_view(X: Any = None, k: int = 3, *, gamma: float = 1.1,
     (star), its first :math:`k` records (outlined), and each extension test of
     :func:`microagg.teaching.vmdav_first_group`: :math:`d_{in}` as a solid line from
     :math:`e_{min}` to the nearest group member, :math:`d_{out}` dashed to its
-    nearest unassigned neighbour, green when the record was added, red when
-    not. Right: :func:`microagg.vmdav` on the whole set. Default data: the 13
+    nearest unassigned neighbour, grey circles when the record was added, dark orange
+    squares when not. Right: :func:`microagg.vmdav` on the whole set. Default data: the 13
     records of V-MDAV's Example 1.
 
     Book: :ref:`chap-vmdav`.
@@ -55,13 +64,14 @@ def vmdav_extension_view(X: Any = None, k: int = 3, *, gamma: float = 1.1,
                  label="e: farthest from centroid")
     lines = []
     for t in tests.itertuples():
-        col = "tab:green" if t.added else "tab:red"
+        col, mark = (PALETTE[3], "o") if t.added else (HIGHLIGHT, "s")
         a, b = X[t.e_min], X[t.nearest_member]
         left.plot([a[0], b[0]], [a[1], b[1]], color=col, linewidth=2, zorder=3)
         if t.nearest_outside >= 0:
             o = X[t.nearest_outside]
             left.plot([a[0], o[0]], [a[1], o[1]], color=col, linewidth=1.2, ls="--", zorder=3)
-        left.scatter(*a, s=90, facecolor="none", edgecolor=col, linewidth=2, zorder=6)
+        left.scatter(*a, s=90, facecolor="none", edgecolor=col, linewidth=2, zorder=6,
+                     marker=mark)
         verdict = "add" if t.added else "stop"
         lines.append(f"$d_{{in}}$={t.d_in:.3g} {'<' if t.added else '≥'} "
                      f"γ·$d_{{out}}$={t.gamma_d_out:.3g}: {verdict}")
@@ -82,6 +92,7 @@ def _size_summary(labels: Any) -> str:
     return ", ".join(f"{c}×{v}" for v, c in zip(values, counts, strict=True))
 
 
+@cvd_safe
 def vmdav_view(dataset: Any = "clustered 2-D", k: int = 3, *, gamma: float = 1.1,
                figsize: tuple[float, float] = (10.0, 4.6)) -> Figure:
     """Figure: MDAV (left) and V-MDAV with gain factor ``gamma`` (right) on a 2-D set.
@@ -115,12 +126,16 @@ def vmdav_view(dataset: Any = "clustered 2-D", k: int = 3, *, gamma: float = 1.1
     fig = Figure(figsize=figsize, layout="constrained")
     axes = fig.subplots(1, 2)
     parts = {"MDAV": mdav(X, k), f"V-MDAV, γ = {gamma:g}": vmdav(X, k, gamma=gamma)}
+    said = []
     for ax, (title, labels) in zip(axes, parts.items(), strict=True):
         plot_partition(ax, X, labels, marker_size=25)
         ax.set_title(f"{title}: IL = {information_loss(X, labels):.2f}%\n"
                      f"groups: {_size_summary(labels)}", fontsize=9)
+        said.append(f"{title}: {sizes_text(labels)}, IL {information_loss(X, labels):.2f} %")
     fig.suptitle(f"{name} ({X.shape[0]} records), k = {k}", fontsize=10)
-    return fig
+    return set_alt_text(fig, f"Two partitions of {name} ({X.shape[0]} records), k = {k}, "
+                             f"drawn side by side as points in shaded groups. {said[0]}; "
+                             f"{said[1]}.")
 
 
 def explore_vmdav(*, gamma: float = 1.1, k: int = 3, dataset: str = "clustered 2-D") -> Any:
@@ -139,6 +154,7 @@ def explore_vmdav(*, gamma: float = 1.1, k: int = 3, dataset: str = "clustered 2
 
 
 
+@cvd_safe
 def gamma_sweep_view(sweeps: dict[str, Any], *, mdav_il: dict[str, float] | None = None,
                      marks: tuple[float, ...] = (0.2, 1.1), ncols: int = 3,
                      figsize: tuple[float, float] | None = None) -> Figure:
@@ -180,7 +196,7 @@ def gamma_sweep_view(sweeps: dict[str, Any], *, mdav_il: dict[str, float] | None
         for m in marks:
             ax.axvline(m, color="0.5", ls=":", linewidth=1)
         best = df.loc[df["IL"].idxmin()]
-        ax.scatter([best["gamma"]], [best["IL"]], color="tab:red", zorder=5)
+        ax.scatter([best["gamma"]], [best["IL"]], color=HIGHLIGHT, marker="D", zorder=5)
         ax.set_title(f"{name}: best γ = {best['gamma']:g} (IL {best['IL']:.3g}%)", fontsize=9)
         ax.set_xlabel("γ", fontsize=8)
         ax.set_ylabel("IL (%)", fontsize=8)

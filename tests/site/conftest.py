@@ -7,11 +7,21 @@ Where no Chromium binary is found the browser tests are skipped with a message.
 
 from __future__ import annotations
 
+import base64
+import functools
+import hashlib
+import html
+import http.server
+import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
+import threading
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -88,3 +98,142 @@ def render(site):
         return cache[page]
 
     return _render
+
+
+#: The explorers the book has, by page.
+EXPECTED_EXPLORERS = {"chapters/foundations": 1, "chapters/mdav": 1, "chapters/vmdav": 1,
+                      "chapters/ivmdav": 1, "chapters/genetic": 1, "chapters/gomm": 2,
+                      "chapters/scale": 1}
+
+
+@pytest.fixture(scope="session")
+def expected_explorers() -> dict[str, int]:
+    return EXPECTED_EXPLORERS
+
+
+#: axe's violation counts, ``{page: {"1280 px light": n, ...}}``, filled by
+#: tests/site/test_accessibility.py and summed at the end of the run.
+AXE_COUNTS: dict[str, dict[str, int]] = {}
+
+
+@pytest.fixture(scope="session")
+def axe_counts() -> dict[str, dict[str, int]]:
+    return AXE_COUNTS
+
+
+def pytest_terminal_summary(terminalreporter):
+    if AXE_COUNTS:
+        runs = sum(len(v) for v in AXE_COUNTS.values())
+        total = sum(sum(v.values()) for v in AXE_COUNTS.values())
+        terminalreporter.write_line(
+            f"axe-core (wcag2a, wcag2aa, wcag21a, wcag21aa): {total} violations on "
+            f"{len(AXE_COUNTS)} pages, {runs} runs (1280 and 390 px, light and dark)")
+
+
+# -- the built site served over HTTP, and one browser for the module -------------------------
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep pytest's output clean
+        pass
+
+
+@pytest.fixture(scope="module")
+def server(site):
+    """The built site on ``http://127.0.0.1:<port>``."""
+    handler = functools.partial(_Quiet, directory=str(site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser(chromium):
+    """The system Chromium driven by Playwright (skipped without Playwright)."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+# -- the explorers a page stores (microagg.views.explorer, static form) ----------------------
+
+STATE = re.compile(r'<script type="application/vnd.jupyter.widget-state\+json">(.*?)</script>',
+                   re.S)
+VIEW = re.compile(r'<script type="application/vnd.jupyter.widget-view\+json">(.*?)</script>',
+                  re.S)
+
+
+@dataclass
+class Control:
+    label: str          #: the visible label beside it
+    kind: str           #: "slider" or "dropdown"
+    options: list[str]  #: the option labels, in order
+    start: int          #: the index shown when the page opens
+
+
+@dataclass
+class StoredExplorer:
+    controls: list[Control]
+    _state: dict[str, Any]
+    _frames: Any
+    _texts: Any
+
+    def _leaf(self, top: Any, indices: tuple[int, ...]) -> dict[str, Any]:
+        node = top
+        for i in indices:
+            node = self._state[node["state"]["children"][i][len("IPY_MODEL_"):]]
+        return node
+
+    def frame(self, indices: tuple[int, ...]) -> str:
+        """SHA-256 of the PNG stored for these control indices."""
+        value = self._leaf(self._frames, indices)["state"]["value"]
+        data = re.search(r'src="data:image/png;base64,([^"]+)"', value)[1]
+        return hashlib.sha256(base64.b64decode(data)).hexdigest()
+
+    def alt(self, indices: tuple[int, ...]) -> str:
+        value = self._leaf(self._frames, indices)["state"]["value"]
+        return html.unescape(re.search(r'alt="([^"]*)"', value)[1])
+
+    def text(self, indices: tuple[int, ...]) -> str:
+        value = self._leaf(self._texts, indices)["state"]["value"]
+        return html.unescape(re.sub(r"<[^>]+>", "", value))
+
+
+@pytest.fixture(scope="session")
+def stored_explorers():
+    """``stored_explorers(page_html) -> list[StoredExplorer]`` (see :func:`read_explorers`)."""
+    return read_explorers
+
+
+def read_explorers(page_html: str) -> list[StoredExplorer]:
+    """The static explorers of a page, read from its embedded widget state."""
+    found = STATE.search(page_html)
+    if not found:
+        return []
+    state = json.loads(found.group(1))["state"]
+
+    def model(ref: str) -> dict[str, Any]:
+        return state[ref[len("IPY_MODEL_"):]]
+
+    out = []
+    for view in VIEW.findall(page_html):
+        box = state[json.loads(view)["model_id"]]
+        children = box["state"].get("children", [])
+        if box["model_name"] != "VBoxModel" or len(children) != 4:
+            continue
+        frames, texts = model(children[1]), model(children[2])
+        if frames["model_name"] != "StackModel" or texts["model_name"] != "StackModel":
+            continue
+        controls = []
+        for row in model(children[0])["state"]["children"]:
+            label, ctrl = (model(c) for c in model(row)["state"]["children"])
+            kind = "slider" if ctrl["model_name"] == "SelectionSliderModel" else "dropdown"
+            controls.append(Control(re.sub(r"<[^>]+>", "", label["state"]["value"]), kind,
+                                    list(ctrl["state"]["_options_labels"]),
+                                    ctrl["state"]["index"]))
+        out.append(StoredExplorer(controls, state, frames, texts))
+    return out

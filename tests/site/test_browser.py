@@ -8,63 +8,22 @@ that server and no kernel.
   request (``test_page_loads_cleanly``).
 * Every explorer (:func:`microagg.views.explorer`, static form) is found on its page. For each
   of its controls the test moves the control to two other grid values and checks that the
-  figure shown is the frame the build stored for those values (bytes compared with the
+  figure shown is the frame the build stored for those values (PNG bytes compared with the
   widget state embedded in the page) and differs from the default
   (``test_explorers_respond``). The test prints how many explorers and controls it moved.
 """
 
 from __future__ import annotations
 
-import base64
-import functools
-import hashlib
-import http.server
 import json
-import re
-import threading
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("playwright")
-from playwright.sync_api import sync_playwright  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
-
-#: The explorers the book has, by page.
-EXPECTED_EXPLORERS = {"chapters/foundations": 1, "chapters/mdav": 1, "chapters/vmdav": 1,
-                      "chapters/ivmdav": 1, "chapters/genetic": 1, "chapters/gomm": 2,
-                      "chapters/scale": 1}
-
-STATE = re.compile(r'<script type="application/vnd.jupyter.widget-state\+json">(.*?)</script>',
-                   re.S)
-VIEW = re.compile(r'<script type="application/vnd.jupyter.widget-view\+json">(.*?)</script>',
-                  re.S)
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):  # keep pytest's output clean
-        pass
-
-
-@pytest.fixture(scope="module")
-def server(site):
-    handler = functools.partial(_Quiet, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser(chromium):
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        yield b
-        b.close()
-
 
 def _pages():
     import sys
@@ -101,39 +60,6 @@ def test_page_loads_cleanly(server, browser, path):
 # -- explorers ----------------------------------------------------------------------------
 
 
-def _explorers(html: str):
-    """The static explorers of a page, from its embedded widget state.
-
-    Yields, for each one, its controls as ``(kind, n_values, default index)`` and a function
-    mapping a tuple of control indices to the SHA-256 of the PNG frame the page stores.
-    """
-    state = json.loads(STATE.search(html).group(1))["state"]
-    for view in VIEW.findall(html):
-        model = state[json.loads(view)["model_id"]]
-        children = model["state"].get("children", [])
-        if model["model_name"] != "VBoxModel" or len(children) != 3:
-            continue
-        top = state[children[1][len("IPY_MODEL_"):]]
-        if top["model_name"] != "StackModel":
-            continue
-        rows = state[children[0][len("IPY_MODEL_"):]]["state"]["children"]
-        controls = []
-        for row in rows:
-            ctrl = state[state[row[len("IPY_MODEL_"):]]["state"]["children"][1][10:]]
-            kind = "slider" if ctrl["model_name"] == "SelectionSliderModel" else "dropdown"
-            controls.append((kind, len(ctrl["state"]["_options_labels"]),
-                             ctrl["state"]["index"]))
-
-        def frame(indices, top=top):
-            node = top
-            for i in indices:
-                node = state[node["state"]["children"][i][len("IPY_MODEL_"):]]
-            data = base64.b64decode(node["buffers"][0]["data"])
-            return hashlib.sha256(data).hexdigest()
-
-        yield controls, frame
-
-
 SHOWN_FRAME = """(box) => {
   const img = [...box.querySelectorAll('img')].find(i => i.offsetParent !== null);
   if (!img) return null;
@@ -157,17 +83,19 @@ def _move(box, kind, j, index, current, page):
         handle.press(key)
 
 
-def test_explorers_respond(server, browser, capsys):
+def test_explorers_respond(server, browser, stored_explorers, expected_explorers, capsys):
     found, moved = {}, 0
-    for name, expected in EXPECTED_EXPLORERS.items():
+    for name, expected in expected_explorers.items():
         path = SITE / f"{name}.html"
         assert path.exists(), f"{path} was not built"
-        explorers = list(_explorers(path.read_text(encoding="utf-8")))
+        explorers = stored_explorers(path.read_text(encoding="utf-8"))
         found[name] = len(explorers)
         assert len(explorers) == expected, f"{name}: {len(explorers)} explorers, want {expected}"
         page, problems = _open(browser, f"{server}/{name}.html")
         boxes = page.locator(".widget-subarea > .widget-vbox")
-        for e, (controls, frame) in enumerate(explorers):
+        for e, stored in enumerate(explorers):
+            frame = stored.frame
+            controls = [(c.kind, len(c.options), c.start) for c in stored.controls]
             box = boxes.nth(e)
             box.scroll_into_view_if_needed()
             default = tuple(c[2] for c in controls)

@@ -1,0 +1,59 @@
+// microagg book: accessibility glue for the explorers (microagg.views.explorer, static form).
+// The widget manager draws the explorers after the page has loaded, switching frames with its
+// own code; this script only adds what its markup lacks, once each explorer exists:
+//  * each control (a slider's handle, a dropdown's <select>) is named by the visible label
+//    beside it (aria-labelledby): the manager renders the two unconnected;
+//  * the box holding the shown frame's text becomes a polite live region, so a screen reader
+//    reads the new numbers when a control changes the frame.
+// And for every page: a box that scrolls sideways (a wide table, code block or equation at a
+// phone's width) and holds nothing focusable can be reached with Tab, so keyboard users can
+// scroll it (the theme does this for some boxes, not for all).
+(function () {
+  "use strict";
+  var count = 0;
+  function mark() {
+    document.querySelectorAll(".ma-control").forEach(function (row) {
+      var label = row.querySelector(".ma-label");
+      var control = row.querySelector(".noUi-handle, select");
+      if (!label || !control || control.hasAttribute("aria-labelledby")) return;
+      if (!label.id) label.id = "ma-label-" + (++count);
+      control.setAttribute("aria-labelledby", label.id);
+    });
+    document.querySelectorAll(".ma-live:not([aria-live])").forEach(function (box) {
+      box.setAttribute("role", "status");
+      box.setAttribute("aria-live", "polite");
+      box.setAttribute("aria-atomic", "true");
+    });
+  }
+  var FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
+  function scrollers() {
+    document.querySelectorAll("article *").forEach(function (el) {
+      var style = getComputedStyle(el);
+      var scrolls = (style.overflowX === "auto" || style.overflowX === "scroll")
+        && el.scrollWidth > el.clientWidth + 1;
+      if (scrolls && !el.hasAttribute("tabindex") && !el.querySelector(FOCUSABLE)) {
+        el.setAttribute("tabindex", "0");
+        el.classList.add("ma-scroll-tab");
+      } else if (!scrolls && el.classList.contains("ma-scroll-tab")) {
+        el.removeAttribute("tabindex");
+        el.classList.remove("ma-scroll-tab");
+      }
+    });
+  }
+  var pending = null;
+  function later() {
+    if (pending) clearTimeout(pending);
+    pending = setTimeout(function () { pending = null; scrollers(); }, 150);
+  }
+  // (classes such as ma-control may be added after a widget is attached: watch them too)
+  new MutationObserver(function () { mark(); later(); })
+    .observe(document.documentElement, {childList: true, subtree: true, attributes: true,
+                                        attributeFilter: ["class"]});
+  window.addEventListener("resize", later);
+  window.addEventListener("load", function () {
+    // fonts and MathJax change widths after load without touching the DOM's structure
+    later();
+    [600, 1500, 3000].forEach(function (ms) { setTimeout(function () { mark(); scrollers(); }, ms); });
+    if (document.fonts) document.fonts.ready.then(later);
+  });
+})();

@@ -7,7 +7,6 @@ in-memory function on several data sets; the command line uses the same cluster.
 
 from __future__ import annotations
 
-import logging
 import subprocess
 import sys
 
@@ -20,15 +19,6 @@ import microagg as ma
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 import microagg.dask  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                  host="127.0.0.1", dashboard_address=None,
-                                  silence_logs=logging.ERROR) as cluster, \
-            distributed.Client(cluster) as c:
-        yield c
 
 
 def _national(n: int, seed: int) -> pd.DataFrame:

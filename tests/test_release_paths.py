@@ -9,8 +9,6 @@ same error, or writes outputs that pass the audit and equal each other.
 
 from __future__ import annotations
 
-import logging
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -30,15 +28,6 @@ import microagg.dask  # noqa: E402
 
 KINDS = ["number", "text numbers", "missing text", "text", "bool", "date", "timedelta",
          "nested"]
-
-
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                  host="127.0.0.1", dashboard_address=None,
-                                  silence_logs=logging.ERROR) as cluster, \
-            distributed.Client(cluster) as c:
-        yield c
 
 
 def _column(kind: str, n: int, rng: np.random.Generator) -> list | np.ndarray:

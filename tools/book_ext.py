@@ -292,9 +292,15 @@ def default_frame(state: dict[str, Any], model_id: str) -> bytes | None:
     node = stacks[0]
     while node["model_name"] == "StackModel":
         node = _model(state, node["state"]["children"][node["state"]["selected_index"]])
-    if node["model_name"] != "ImageModel":
+    # a frame is an HTML widget holding one <img> with its alt text (views/_explorer.py)
+    found = _FRAME_PNG.search(node.get("state", {}).get("value", ""))
+    if node["model_name"] != "HTMLModel" or found is None:
         return None
-    return base64.b64decode(node["buffers"][0]["data"])
+    return base64.b64decode(found.group(1))
+
+
+#: The PNG inside an explorer frame's HTML.
+_FRAME_PNG = re.compile(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"')
 
 
 #: What the PDF says below an explorer's frame, before the address of its web page.

@@ -24,7 +24,6 @@ from urllib.parse import unquote, urljoin, urlsplit
 import pytest
 
 pytest.importorskip("playwright")
-from playwright.sync_api import sync_playwright  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -79,14 +78,6 @@ def base(site):
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}{PREFIX}"
     httpd.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser(chromium):
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        yield b
-        b.close()
 
 
 #: Every local address a page refers to: links (downloads, other pages), scripts, styles, images.

@@ -225,7 +225,7 @@ def optimal_univariate(x: Any, k: int, *, algorithm: str = "auto") -> np.ndarray
     SSE :math:`c(i, j)` of :math:`z_i, \dots, z_{j-1}`; the shortest path from node 0 to
     node ``n`` is an optimal partition. Each cost is computed from sums of
     :math:`z_l - z_m` with :math:`z_m` a value of the group itself (anchored block
-    sums, :mod:`microagg._univariate`), in :math:`O(1)`. Two passes solve the graph:
+    sums, ``microagg._univariate``), in :math:`O(1)`. Two passes solve the graph:
 
     * ``"shortest-path"``: every node tries its ``k`` incoming arcs, :math:`O(nk)`; the
       readable reference;

@@ -355,7 +355,8 @@ def test_microaggregate_keeps_table_shape_and_other_columns():
 @pytest.mark.parametrize("method", MDAV_FAMILY)
 def test_microaggregate_methods_and_params(method):
     df = pd.DataFrame(np.random.default_rng(2).normal(size=(40, 3)), columns=list("abc"))
-    out, info = ma.microaggregate(df, 3, method=method, columns=["a", "b"], return_info=True)
+    out, info = ma.microaggregate(df, 3, method=method, columns=["a", "b"], keep=["c"],
+                                  return_info=True)
     assert (out["c"] == df["c"]).all()
     assert ma.is_k_partition(info.labels, 3)
 
@@ -367,7 +368,7 @@ def test_microaggregate_errors():
     with pytest.raises(ValueError, match="not in the table"):
         ma.microaggregate(df, 2, columns=["zzz"])
     with pytest.raises(TypeError, match="non-numeric"):
-        ma.microaggregate(df, 2, columns=["a", "s"])
+        ma.microaggregate(df, 2, columns=["a", "s"], keep=["c"])
     with pytest.raises(ValueError, match="zero variance"):
         ma.microaggregate(df, 2, columns=["a", "c"])
     with pytest.raises(TypeError, match="DataFrame"):

@@ -277,10 +277,12 @@ def test_data_into_a_read_only_verified_folder(tmp_path, monkeypatch, capsys):
 
 @pytest.fixture(scope="module")
 def big(tmp_path_factory) -> Path:
-    """A file whose ``--strata s --jobs 2`` run takes a few seconds."""
+    """A file whose ``--strata s --jobs 2`` run goes on for several seconds after its run
+    folder appears (about 8 s on a quiet 2-core machine: 40,000 rows took under 0.4 s, so
+    a signal sent up to 3 s in could arrive after the output was published)."""
     path = tmp_path_factory.mktemp("big") / "big.csv"
     rng = np.random.default_rng(1)
-    n = 40_000
+    n = 200_000
     pd.DataFrame({"s": rng.integers(0, 40, n).astype(str), "a": rng.normal(size=n),
                   "b": rng.normal(size=n), "c": rng.normal(size=n)}).to_csv(path, index=False)
     return path

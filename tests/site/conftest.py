@@ -237,3 +237,26 @@ def read_explorers(page_html: str) -> list[StoredExplorer]:
                                     ctrl["state"]["index"]))
         out.append(StoredExplorer(controls, state, frames, texts))
     return out
+
+
+def _open_page(browser, url: str, *, settle_ms: int = 1500):
+    """Open ``url`` in a new context; return (page, problems), where problems collects
+    console errors, uncaught exceptions, failed requests and HTTP errors."""
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text} {m.location}")
+            if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
+    ctx.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
+    ctx.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}")
+           if r.status >= 400 else None)
+    page.goto(url, wait_until="networkidle")
+    page.wait_for_timeout(settle_ms)
+    return page, problems
+
+
+@pytest.fixture(scope="session")
+def open_page():
+    """:func:`_open_page`: open a page and collect its problems (shared by the page tests)."""
+    return _open_page

@@ -34,25 +34,9 @@ def _pages():
     return [toc.html_page(p, ROOT).relative_to(SITE).as_posix() for p in toc.pages(ROOT)]
 
 
-def _open(browser, url):
-    """Open ``url``; return (page, problems) where problems collects errors and failures."""
-    ctx = browser.new_context()
-    page = ctx.new_page()
-    problems: list[str] = []
-    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text} {m.location}")
-            if m.type == "error" else None)
-    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
-    ctx.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
-    ctx.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}")
-           if r.status >= 400 else None)
-    page.goto(url, wait_until="networkidle")
-    page.wait_for_timeout(1500)
-    return page, problems
-
-
 @pytest.mark.parametrize("path", _pages())
-def test_page_loads_cleanly(server, browser, path):
-    page, problems = _open(browser, f"{server}/{path}")
+def test_page_loads_cleanly(open_page, server, browser, path):
+    page, problems = open_page(browser, f"{server}/{path}")
     page.context.close()
     assert not problems, f"{path}:\n" + "\n".join(problems)
 
@@ -83,7 +67,8 @@ def _move(box, kind, j, index, current, page):
         handle.press(key)
 
 
-def test_explorers_respond(server, browser, stored_explorers, expected_explorers, capsys):
+def test_explorers_respond(open_page, server, browser, stored_explorers, expected_explorers,
+                           capsys):
     found, moved = {}, 0
     for name, expected in expected_explorers.items():
         path = SITE / f"{name}.html"
@@ -91,7 +76,7 @@ def test_explorers_respond(server, browser, stored_explorers, expected_explorers
         explorers = stored_explorers(path.read_text(encoding="utf-8"))
         found[name] = len(explorers)
         assert len(explorers) == expected, f"{name}: {len(explorers)} explorers, want {expected}"
-        page, problems = _open(browser, f"{server}/{name}.html")
+        page, problems = open_page(browser, f"{server}/{name}.html")
         boxes = page.locator(".widget-subarea > .widget-vbox")
         for e, stored in enumerate(explorers):
             frame = stored.frame

@@ -95,19 +95,10 @@ def test_server_hides_the_root(base, browser):
 
 
 @pytest.mark.parametrize("path", PAGES)
-def test_page_works_under_a_sub_path(site, base, browser, path):
-    ctx = browser.new_context()
-    page = ctx.new_page()
-    problems: list[str] = []
-    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
-            if m.type == "error" else None)
-    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
-    ctx.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
-    ctx.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}")
-           if r.status >= 400 else None)
+def test_page_works_under_a_sub_path(open_page, site, base, browser, path):
     url = base + path
-    page.goto(url, wait_until="networkidle")
-    page.wait_for_timeout(800)
+    page, problems = open_page(browser, url, settle_ms=800)
+    ctx = page.context
     # every local reference of the page (downloads included) must resolve under the sub-path
     local = set()
     for ref in page.evaluate(REFERENCES):

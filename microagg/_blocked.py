@@ -1,7 +1,7 @@
 r"""Blocking: microaggregate large data block by block (quality traded for speed).
 
 The MDAV family is quadratic on its loop engine; even the indexed engine
-(:mod:`microagg._mdav_index`) slows down as ``p`` grows. The classic way out is
+(:mod:`microagg._mdav.indexed`) slows down as ``p`` grows. The classic way out is
 to cut the records into blocks of a manageable size and microaggregate each
 block on its own. Every group then lies inside one block, so the partition is
 usually somewhat worse (higher SSE) than the unblocked one: records near a

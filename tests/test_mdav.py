@@ -110,45 +110,33 @@ def test_fast_equals_reference_on_continuous_data(name):
 
 # -- the engines: compiled loops (numba), vectorised numpy; the indexed one: test_mdav_indexed --
 
-from microagg import _mdav as _MDAV  # noqa: E402
-from microagg import _mdav_loops as _LOOPS  # noqa: E402
-from microagg import _mdav_vector as _VECTOR  # noqa: E402
+from types import SimpleNamespace  # noqa: E402
+
+from helpers import engine_labels  # noqa: E402
+
+from microagg._mdav import loops as _LOOPS  # noqa: E402
+from microagg._mdav import vector as _VECTOR  # noqa: E402
 
 
 def _numpy_engine(name, X, k, **params):
     """Run ``name`` on the vectorised numpy engine, whatever is installed."""
-    arr = np.ascontiguousarray(X, dtype=float)
-    if name == "mdav":
-        return _VECTOR.mdav(arr, k, True)
-    if name == "mdav_single":
-        return _VECTOR.mdav(arr, k, False)
-    if name == "vmdav":
-        to_c = _VECTOR.sqdist(arr, arr.mean(axis=0))
-        labels = _VECTOR.vmdav(arr, k, params.get("gamma", 0.2), to_c)
-        return _MDAV._assign_leftovers(arr, labels, "centroid")
-    m = params.get("candidates") or 2 * k
-    return _VECTOR.ivmdav(arr, k, params.get("gamma", 1.16), m,
-                          params.get("self_neighbour", True))
+    return engine_labels(_VECTOR, name, X, k, **params)
+
+
+def _uncompiled(f):
+    return getattr(f, "py_func", f)
+
+
+#: the loops with their drivers run as plain Python (as without numba)
+_PY_LOOPS = SimpleNamespace(
+    mdav=lambda X, k, t: _uncompiled(_LOOPS.mdav_rounds)(X, k, t, True),
+    mdav_single=lambda X, k, t: _uncompiled(_LOOPS.mdav_rounds)(X, k, t, False),
+    vmdav=_uncompiled(_LOOPS.vmdav_rounds), ivmdav=_uncompiled(_LOOPS.ivmdav_rounds))
 
 
 def _loops_engine(name, X, k, python=False, **params):
     """Run ``name`` on the loops; ``python=True`` runs them uncompiled (as without numba)."""
-    arr = np.ascontiguousarray(X, dtype=float)
-
-    def get(f):
-        return getattr(f, "py_func", f) if python else f
-
-    if name == "mdav":
-        return get(_LOOPS.mdav_loops)(arr, k, arr.sum(axis=0), True)
-    if name == "mdav_single":
-        return get(_LOOPS.mdav_loops)(arr, k, arr.sum(axis=0), False)
-    if name == "vmdav":
-        to_c = _VECTOR.sqdist(arr, arr.mean(axis=0))
-        labels = get(_LOOPS.vmdav_loops)(arr, k, float(params.get("gamma", 0.2)), to_c)
-        return _MDAV._assign_leftovers(arr, labels, "centroid")
-    m = params.get("candidates") or 2 * k
-    return get(_LOOPS.ivmdav_loops)(arr, k, float(params.get("gamma", 1.16)), m,
-                                    params.get("self_neighbour", True), arr.sum(axis=0))
+    return engine_labels(_PY_LOOPS if python else _LOOPS, name, X, k, **params)
 
 
 def _awkward_data(rng, n, p):

@@ -1,4 +1,4 @@
-"""The indexed engine (:mod:`microagg._mdav_index`) returns the loop engine's labels, bit for bit.
+"""The indexed engine (:mod:`microagg._mdav.indexed`) returns the loop engine's labels, bit for bit.
 
 The loop engine (compiled, or plain Python without numba) is the oracle: its arithmetic
 and tie rules are the contract. Every comparison below is of whole label arrays, on data
@@ -13,16 +13,18 @@ import os
 import subprocess
 import sys
 import textwrap
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from helpers import engine_labels
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import microagg as ma
-from microagg import _mdav as _MDAV  # noqa: E402
-from microagg import _mdav_index as _INDEX  # noqa: E402
-from microagg import _mdav_vector as _VECTOR  # noqa: E402
+from microagg._mdav import dispatch as _DISPATCH
+from microagg._mdav import indexed as _INDEX
+from microagg._mdav.cells import grid
 from microagg._methods import MDAV_FAMILY, get_method
 
 METHODS = {name: get_method(name).function for name in MDAV_FAMILY}
@@ -59,20 +61,15 @@ def _kernels(name: str, X: np.ndarray, k: int, leaf_kd: int, leaf_dt: int,
              python: bool = False, **params) -> np.ndarray:
     """The indexed kernels with chosen leaf sizes; ``python=True`` runs the top level uncompiled."""
     get = (lambda f: getattr(f, "py_func", f)) if python else (lambda f: f)
-    edges, codes = _INDEX._grid(X)
-    if name in ("mdav", "mdav_single"):
-        return get(_INDEX.mdav_indexed)(X, k, X.sum(axis=0), name == "mdav", edges, codes,
-                                         leaf_kd, leaf_dt)
-    if name == "vmdav":
-        to_c = _VECTOR.sqdist(X, X.mean(axis=0))
-        order = np.argsort(-to_c, kind="stable")
-        labels = get(_INDEX.vmdav_indexed)(X, k, params.get("gamma", 0.2), order, edges, codes,
-                                           leaf_kd)
-        return _MDAV._assign_leftovers(X, labels, "centroid")
-    m = min(params.get("candidates") or 2 * k, X.shape[0])
-    return get(_INDEX.ivmdav_indexed)(X, k, params.get("gamma", 1.16), m,
-                                      params.get("self_neighbour", True), X.sum(axis=0), edges,
-                                      codes, leaf_kd, leaf_dt)
+    leaves = _INDEX.Leaves(leaf_kd, leaf_dt)
+    engine = SimpleNamespace(
+        mdav=lambda X, k, t: get(_INDEX.mdav_rounds)(X, k, t, True, grid(X), leaves),
+        mdav_single=lambda X, k, t: get(_INDEX.mdav_rounds)(X, k, t, False, grid(X), leaves),
+        vmdav=lambda X, k, g, to_c: get(_INDEX.vmdav_rounds)(
+            X, k, g, np.argsort(-to_c, kind="stable"), grid(X), leaves),
+        ivmdav=lambda X, k, g, m, own, t: get(_INDEX.ivmdav_rounds)(X, k, g, m, own, t, grid(X),
+                                                                     leaves))
+    return engine_labels(engine, name, X, k, **params)
 
 
 def _params(name: str, rng: np.random.Generator, k: int) -> dict:
@@ -146,7 +143,7 @@ def test_identical_records_and_huge_values():
         a, b = _both(name, X, 4)
         assert np.array_equal(a, b), name
     Y = np.random.default_rng(0).normal(size=(120, 2)) * 1e120
-    assert _INDEX.choose_engine("indexed", Y) == "loops"
+    assert _DISPATCH.choose_engine("indexed", Y) == "loops"
     assert np.array_equal(ma.mdav(Y, 3, engine="indexed"), ma.mdav(Y, 3, engine="numpy"))
 
 
@@ -180,9 +177,10 @@ def test_engine_without_numba_in_a_subprocess():
     """With MICROAGG_DISABLE_NUMBA=1 every kernel is plain Python: same labels as numpy."""
     script = textwrap.dedent("""
         import numpy as np, microagg as ma
-        from microagg import _mdav_index, _jit
+        from microagg import _jit
+        from microagg._mdav import choose_engine
         assert not _jit.HAVE_NUMBA
-        assert _mdav_index.choose_engine("auto", np.zeros((10**5, 3))) == "numpy"
+        assert choose_engine("auto", np.zeros((10**5, 3))) == "numpy"
         rng = np.random.default_rng(3)
         for X in (rng.normal(size=(70, 3)), np.round(rng.normal(size=(60, 2))) + 0.5):
             for f in (ma.mdav, ma.mdav_single, ma.vmdav, ma.ivmdav):
@@ -215,23 +213,23 @@ def test_auto_picks_by_size_and_dimension():
     large = np.zeros((2000, 3))
     p20 = np.zeros((16_000, 20))  # 40 p^2 = 16,000
     wide = np.zeros((200_000, 41))
-    if _INDEX.HAVE_NUMBA:
-        assert _INDEX.choose_engine("auto", small) == "loops"
-        assert _INDEX.choose_engine("auto", large) == "indexed"
-        assert _INDEX.choose_engine("auto", p20) == "indexed"
-        assert _INDEX.choose_engine("auto", p20[:15_999]) == "loops"
-        assert _INDEX.choose_engine("auto", wide) == "loops"
+    if _DISPATCH.HAVE_NUMBA:
+        assert _DISPATCH.choose_engine("auto", small) == "loops"
+        assert _DISPATCH.choose_engine("auto", large) == "indexed"
+        assert _DISPATCH.choose_engine("auto", p20) == "indexed"
+        assert _DISPATCH.choose_engine("auto", p20[:15_999]) == "loops"
+        assert _DISPATCH.choose_engine("auto", wide) == "loops"
     else:
-        assert _INDEX.choose_engine("auto", large) == "numpy"
+        assert _DISPATCH.choose_engine("auto", large) == "numpy"
     for forced in ("indexed", "loops", "numpy"):
-        assert _INDEX.choose_engine(forced, small) == forced
+        assert _DISPATCH.choose_engine(forced, small) == forced
 
 
 def test_grid_cells_contain_their_records():
     rng = np.random.default_rng(2)
     for kind in KINDS:
         X = _data(kind, 500, 3, rng)
-        edges, codes = _INDEX._grid(X)
+        edges, codes = grid(X)
         cols = np.arange(X.shape[1])
         assert (np.diff(edges, axis=1) >= 0).all()
         assert (edges[cols, codes] <= X).all() and (X <= edges[cols, codes.astype(int) + 1]).all()

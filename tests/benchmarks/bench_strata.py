@@ -38,7 +38,7 @@ verdict. The samples are 50 ms apart, so a shorter peak can be missed. Nothing i
 asserted about time; the wall-clock time is printed.
 
 The baseline is big enough for its largest stratum (about 5,000 records) to run on
-MDAV's indexed engine (:mod:`microagg._mdav_index`, used from ``max(2000, 40 p**2)`` =
+MDAV's indexed engine (:mod:`microagg._mdav.indexed`, used from ``max(2000, 40 p**2)`` =
 4,000 records at 10 attributes), so that engine's compiled code (about 6.5 MB per
 worker, from numba's cache) counts as overhead, not as memory that grows with the
 stratum; the baseline's own largest stratum is then inside the overhead, which makes

@@ -1,37 +1,21 @@
-r"""The vectorised numpy engine of the MDAV family (``engine="numpy"``).
+r"""The ``"numpy"`` engine: the MDAV family vectorised with numpy (used without numba).
 
-Used when numba is not installed, and kept beside the compiled loops
-(:mod:`microagg._mdav_loops`) and the indexed engine (:mod:`microagg._mdav_index`)
-as a third, independent implementation: the tests check that all three give the
-same labels. The public functions, their validation and the engine choice are in
-:mod:`microagg._mdav`; the functions here take validated arrays.
-
-The unassigned records are kept in a compact array (:class:`_Pool`) that is shrunk
-as groups are removed, and candidate distances come from matrix-vector products;
-every decision is then taken on direct distances (:func:`sqdist`), summed
-attribute by attribute in column order like the loops, with ties to the record
-that comes first in the data.
+Kept beside the compiled loops and the indexed engine as a third, independent
+implementation: the tests check that all three give the same labels. The unassigned
+records are kept in a compact array (:class:`_Pool`) that is shrunk as groups are removed,
+and candidate distances come from matrix-vector products; every decision is then taken
+on direct distances (:func:`~microagg._mdav.kernels.sqdist`), summed attribute by
+attribute in column order like the loops, with ties to the record that comes first in
+the data. The four functions follow the engine contract of :mod:`microagg._mdav`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["mdav", "vmdav", "ivmdav", "sqdist", "unlabelled"]
+from .kernels import sqdist
 
-
-def sqdist(A: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Squared Euclidean distance from each row of ``A`` to the vector ``v`` (direct).
-
-    Summed one attribute at a time, in column order: the same additions, in the
-    same order, as the compiled loops of :mod:`microagg._mdav_loops`, so both
-    engines see bit-identical distances.
-    """
-    diff = A - v
-    out = diff[:, 0] * diff[:, 0]
-    for j in range(1, diff.shape[1]):
-        out += diff[:, j] * diff[:, j]
-    return out
+__all__ = ["mdav", "mdav_single", "vmdav", "ivmdav"]
 
 
 def _nearest(d: np.ndarray, m: int) -> np.ndarray:
@@ -73,11 +57,11 @@ class _Pool:
     that decisions are *exactly* those of the direct formula, every selection
     (farthest record, nearest records) first keeps the candidates within a
     safe rounding margin of the boundary and then decides among them with
-    direct distances (:func:`_sqdist`). Ties go to the record that comes first
+    direct distances (:func:`sqdist`). Ties go to the record that comes first
     in the input.
     """
 
-    def __init__(self, X: np.ndarray, aux: np.ndarray | None = None) -> None:
+    def __init__(self, X: np.ndarray, total: np.ndarray, aux: np.ndarray | None = None) -> None:
         self.X = X
         self.XT = np.ascontiguousarray(X.T)  # attribute-major copy: faster products
         self.index = np.arange(X.shape[0])
@@ -85,7 +69,7 @@ class _Pool:
         self.alive = np.ones(X.shape[0], dtype=bool)
         self.dead = np.zeros(X.shape[0], dtype=bool)
         self.n_alive = X.shape[0]
-        self.total = X.sum(axis=0)  # running total of the unassigned records
+        self.total = total  # running total of the unassigned records
         self.aux = aux  # an optional per-record array kept aligned (V-MDAV)
         self._scale = float(self.sqn.max()) if X.shape[0] else 0.0
 
@@ -201,14 +185,14 @@ def _last_groups(pool: _Pool, labels: np.ndarray, g: int, k: int) -> np.ndarray:
     return labels
 
 
-def unlabelled(arr: np.ndarray) -> np.ndarray:  # every record starts in no group (-1)
+def _unlabelled(arr: np.ndarray) -> np.ndarray:  # every record starts in no group (-1)
     return np.full(arr.shape[0], -1, dtype=np.int64)
 
 
-def mdav(arr: np.ndarray, k: int, two_groups: bool) -> np.ndarray:
-    """:func:`mdav` (``two_groups=True``) or :func:`mdav_single` on the numpy engine."""
-    labels = unlabelled(arr)
-    pool = _Pool(arr)
+def _mdav_rounds(arr: np.ndarray, k: int, total: np.ndarray, two_groups: bool) -> np.ndarray:
+    """MDAV (``two_groups=True``) or MDAV-single-group."""
+    labels = _unlabelled(arr)
+    pool = _Pool(arr, total)
     g = 0
     while len(pool) >= 3 * k:
         r = pool.farthest(pool.centroid())
@@ -222,10 +206,20 @@ def mdav(arr: np.ndarray, k: int, two_groups: bool) -> np.ndarray:
     return _last_groups(pool, labels, g, k)
 
 
-def vmdav(arr: np.ndarray, k: int, gamma: float, to_c: np.ndarray) -> np.ndarray:
-    """V-MDAV's main loop on the vectorised numpy engine; leftovers stay ``-1``."""
-    labels = unlabelled(arr)
-    pool = _Pool(arr, aux=to_c)
+def mdav(X: np.ndarray, k: int, total: np.ndarray) -> np.ndarray:
+    """MDAV on the numpy engine (engine contract of :mod:`microagg._mdav`)."""
+    return _mdav_rounds(X, k, total, True)
+
+
+def mdav_single(X: np.ndarray, k: int, total: np.ndarray) -> np.ndarray:
+    """MDAV-single-group on the numpy engine (engine contract of :mod:`microagg._mdav`)."""
+    return _mdav_rounds(X, k, total, False)
+
+
+def vmdav(X: np.ndarray, k: int, gamma: float, to_c: np.ndarray) -> np.ndarray:
+    """V-MDAV's main loop on the numpy engine (engine contract of :mod:`microagg._mdav`)."""
+    labels = _unlabelled(X)
+    pool = _Pool(X, X.sum(axis=0), aux=to_c)
     g = 0
     while len(pool) >= k:
         to_c = np.where(pool.alive, pool.aux, -np.inf)
@@ -266,16 +260,16 @@ def _closest_to_group(pool: _Pool, members: list[int], in_group: np.ndarray,
     return int(cand[i]), float(np.sqrt(exact[i]))
 
 
-def ivmdav(arr: np.ndarray, k: int, gamma: float, m: int,
-           self_neighbour: bool) -> np.ndarray:
-    """:func:`ivmdav` on the vectorised numpy engine (used without numba)."""
-    labels = unlabelled(arr)
-    pool = _Pool(arr)
+def ivmdav(X: np.ndarray, k: int, gamma: float, n_candidates: int, self_neighbour: bool,
+           total: np.ndarray) -> np.ndarray:
+    """IV-MDAV on the numpy engine (engine contract of :mod:`microagg._mdav`)."""
+    labels = _unlabelled(X)
+    pool = _Pool(X, total)
     g = 0
     while len(pool) >= 3 * k:
         r = pool.farthest(pool.centroid())
         xr = pool.X[r].copy()
-        ys = pool.group_around(r, m)
+        ys = pool.group_around(r, n_candidates)
         group = list(ys[:k])
         d_cands = pool.approx(pool.X[ys[k:]])  # one pass over the pool for all candidates
         for y, d_y in zip(ys[k:], d_cands, strict=True):

@@ -1,113 +1,81 @@
-r"""The MDAV family: fixed- and variable-size microaggregation heuristics.
+"""The MDAV family's entry points: validate once, pick an engine, call it.
 
-Four heuristics, one function each. All take a 2-D float array ``X`` (``n``
-records by ``p`` attributes, already on the scale the caller wants: the book
-standardises first) and a minimum group size ``k``, and return an ``(n,)``
-int64 array of group labels numbered ``0, 1, ...`` in the order the groups are
-formed.
-
-======================  ==========================================  ===========
-function                paper                                       chapter
-======================  ==========================================  ===========
-:func:`mdav`            Domingo-Ferrer (survey), Algorithm 1        2
-:func:`mdav_single`     Rawat & Borah (IV-MDAV paper), "algorithm 2"  4
-:func:`vmdav`           Solanas & Martinez-Balleste (2006)          3
-:func:`ivmdav`          Rawat & Borah (IV-MDAV paper)               4
-======================  ==========================================  ===========
-
-Implementation notes
---------------------
-No ``n x n`` distance matrix is ever built (the papers precompute one; we
-compute distances on the fly, as the genetic-hybrid paper says is equivalent).
-Memory is ``O(n p)``.
-
-There are three engines; every function takes ``engine="auto"`` (the default),
-``"indexed"``, ``"loops"`` or ``"numpy"``:
-
-* ``"loops"``: with numba installed (``pip install microagg[fast]``), plain
-  loops in :mod:`microagg._mdav_loops`, compiled to machine code: one pass over
-  the unassigned records per step, a heap for nearest neighbours, and (IV-MDAV)
-  the triangle inequality to skip records in the candidate tests. Time
-  :math:`O(n^2 p / k)`. (Without numba they run as plain, slow Python.)
-* ``"indexed"``: :mod:`microagg._mdav_index`, a kd-tree for the nearest
-  records and radius-sorted direction buckets for the farthest ones, so that
-  most records are never looked at; sub-quadratic on moderate ``p``.
-* ``"numpy"``: the vectorised numpy code of :mod:`microagg._mdav_vector`: the
-  unassigned records are kept in a compact array that is shrunk as groups are
-  removed, and distances come from matrix-vector products.
-
-``"auto"`` takes ``"indexed"`` for :math:`n \ge \max(2000, 40p^2)` and
-:math:`p \le 40` with numba, ``"loops"`` otherwise with numba and ``"numpy"``
-without (:func:`microagg._mdav_index.choose_engine`; the break-even sizes were
-measured with ``tests/benchmarks/bench_scale.py``).
-
-All engines give the same labels (tested), ties included, because they do
-the same arithmetic: squared distances summed attribute by attribute in
-column order (:func:`microagg._mdav_vector.sqdist`), and the centroid of the unassigned records as
-their running total (which loses each grouped record in input order) over
-their number.
-
-Where only the order of distances matters (farthest record, nearest
-neighbours) squared Euclidean distances are used; the gain-factor tests of
-V-MDAV and IV-MDAV compare plain Euclidean distances, as the papers write them.
-
-Data beyond ~1e30 (or below ~1e-30) are first rescaled by a power of two, exactly
-(:func:`microagg._validate.rescaled`): no overflow, and the same partition.
-
-Ties are broken by the original record order: among equally distant records
-the one that comes first in ``X`` is taken. The slow, readable oracles in
-:mod:`microagg.reference` follow the same rule, and the tests check that they
-give identical labels on small-integer data (where every sum is exact). On
-other data a centroid computed in a different order can differ in the last
-bit, which can only matter for distinct records at exactly equal distances.
+The four public functions validate their arguments, rescale the data if needed
+(:func:`microagg._validate.rescaled`), prepare what the engine contract of
+:mod:`microagg._mdav` promises (the running total, V-MDAV's distances to the global
+centroid, IV-MDAV's number of candidates clamped to ``n``), and call the same-named
+function of the engine :func:`choose_engine` picks from :data:`ENGINES`.
 """
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-from . import _mdav_index as _index
-from . import _mdav_loops as _loops
-from . import _mdav_vector as _vector
-from ._validate import as_matrix, check_count, check_flag, check_k, check_real, rescaled
+from .._jit import HAVE_NUMBA
+from .._validate import as_matrix, check_count, check_flag, check_k, check_real, rescaled
+from . import indexed, loops, vector
+from .kernels import sqdist
 
-__all__ = ["mdav", "mdav_single", "vmdav", "ivmdav"]
+__all__ = ["mdav", "mdav_single", "vmdav", "ivmdav", "ENGINES", "ENGINE_NAMES",
+           "choose_engine", "assign_leftovers"]
 
-
-# -- engine dispatch: the one place that knows the three engines ------------------------
-
-def _run_mdav(arr: np.ndarray, k: int, two_groups: bool, engine: str) -> np.ndarray:
-    chosen = _index.choose_engine(engine, arr)
-    if chosen == "indexed":
-        return _index.mdav(arr, k, arr.sum(axis=0), two_groups)
-    if chosen == "loops":
-        return _loops.mdav_loops(arr, k, arr.sum(axis=0), two_groups)
-    return _vector.mdav(arr, k, two_groups)
-
-
-def _run_vmdav(arr: np.ndarray, k: int, gamma: float, to_c: np.ndarray,
-               engine: str) -> np.ndarray:
-    chosen = _index.choose_engine(engine, arr)
-    if chosen == "indexed":
-        return _index.vmdav(arr, k, gamma, to_c)
-    if chosen == "loops":
-        return _loops.vmdav_loops(arr, k, gamma, to_c)
-    return _vector.vmdav(arr, k, gamma, to_c)
+#: The engines by name: modules with the same four functions (the contract in
+#: :mod:`microagg._mdav`).
+ENGINES: dict[str, ModuleType] = {"indexed": indexed, "loops": loops, "numpy": vector}
+#: Valid values of the ``engine`` argument: ``"auto"`` and the engines' names.
+ENGINE_NAMES = ("auto", *ENGINES)
+#: ``engine="auto"`` uses the indexed engine for ``n >= max(AUTO_MIN_N, AUTO_N_PER_P2 * p**2)``
+#: records and ``p <= AUTO_MAX_P`` attributes. Measured on Gaussian data (k = 3,
+#: bench_scale.py), the indexed engine breaks even with the compiled loops at about
+#: n = 1,500 (p = 2), 3,500 (p = 10), 10,000 (p = 20), 20,000 (p = 30) and 40,000
+#: (p = 40): roughly 30 p^2, as the bounds prune less in higher dimension. Beyond
+#: p = 40 (not measured) auto keeps the loops.
+AUTO_MIN_N = 2000
+AUTO_N_PER_P2 = 40
+AUTO_MAX_P = 40
 
 
-def _run_ivmdav(arr: np.ndarray, k: int, gamma: float, m: int, self_neighbour: bool,
-                engine: str) -> np.ndarray:
-    chosen = _index.choose_engine(engine, arr)
-    # (more candidates than records changes nothing: the search stops at the records left)
-    if chosen == "indexed":
-        return _index.ivmdav(arr, k, gamma, min(m, arr.shape[0]), self_neighbour,
-                             arr.sum(axis=0))
-    if chosen == "loops":
-        return _loops.ivmdav_loops(arr, k, gamma, min(m, arr.shape[0]), self_neighbour,
-                                   arr.sum(axis=0))
-    return _vector.ivmdav(arr, k, gamma, m, self_neighbour)
+def choose_engine(engine: str, X: np.ndarray) -> str:
+    """The engine that runs: ``"indexed"``, ``"loops"`` or ``"numpy"``.
+
+    ``"auto"`` picks the indexed engine for ``n >= max(2000, 40 p^2)`` records
+    and ``p <= 40`` attributes when numba is installed (see :data:`AUTO_MIN_N`),
+    the compiled loops otherwise, and the numpy engine without numba. A forced
+    ``"indexed"`` on data with entries beyond ``indexed.MAX_ABS`` (where its
+    rounding analysis does not hold) runs the loops instead: same labels by
+    definition.
+
+    Raises
+    ------
+    ValueError
+        If ``engine`` is not one of :data:`ENGINE_NAMES`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> choose_engine("loops", np.zeros((10, 2)))
+    'loops'
+    """
+    if not isinstance(engine, str) or engine not in ENGINE_NAMES:
+        raise ValueError(
+            f"engine must be one of {', '.join(map(repr, ENGINE_NAMES))}, got {engine!r}")
+    n, p = X.shape
+    scaled = bool(max(X.max(), -X.min()) <= indexed.MAX_ABS)  # (no n x p temporary)
+    if engine == "auto":
+        if not HAVE_NUMBA:
+            return "numpy"
+        large = n >= max(AUTO_MIN_N, AUTO_N_PER_P2 * p * p)
+        return "indexed" if large and p <= AUTO_MAX_P and scaled else "loops"
+    if engine == "indexed" and not scaled:
+        return "loops"
+    return engine
+
+
+def _engine(engine: str, arr: np.ndarray) -> ModuleType:
+    return ENGINES[choose_engine(engine, arr)]
 
 
 def _prepare(X: Any, k: Any) -> tuple[np.ndarray, int]:
@@ -149,7 +117,7 @@ def mdav(X: Any, k: int, *, engine: str = "auto") -> np.ndarray:
         Which implementation runs; all return the same labels. ``"auto"``
         takes the indexed engine for ``n >= max(2000, 40 p**2)`` and
         ``p <= 40`` (with numba), where it is faster: at n = 100,000 and
-        p = 10 about 8 times (the notes of ``microagg._mdav``).
+        p = 10 about 8 times (:func:`choose_engine`).
 
     Returns
     -------
@@ -180,7 +148,7 @@ def mdav(X: Any, k: int, *, engine: str = "auto") -> np.ndarray:
     [0, 0, 0, 2, 2, 2, 1, 1, 1]
     """
     arr, k = _prepare(X, k)
-    return _run_mdav(arr, k, True, engine)
+    return _engine(engine, arr).mdav(arr, k, arr.sum(axis=0))
 
 
 def mdav_single(X: Any, k: int, *, engine: str = "auto") -> np.ndarray:
@@ -216,7 +184,7 @@ def mdav_single(X: Any, k: int, *, engine: str = "auto") -> np.ndarray:
     MDAV-single-group row of Table 1 with it.
     """
     arr, k = _prepare(X, k)
-    return _run_mdav(arr, k, False, engine)
+    return _engine(engine, arr).mdav_single(arr, k, arr.sum(axis=0))
 
 
 def vmdav(X: Any, k: int, *, gamma: float = 0.2, leftover: str = "centroid",
@@ -280,12 +248,12 @@ def vmdav(X: Any, k: int, *, gamma: float = 0.2, leftover: str = "centroid",
     if leftover not in ("centroid", "record"):
         raise ValueError(f"leftover must be 'centroid' or 'record', got {leftover!r}")
     # Distances to the fixed global centroid C, computed once (lines 3 and 5).
-    to_c = _vector.sqdist(arr, arr.mean(axis=0))
-    labels = _run_vmdav(arr, k, gamma, to_c, engine)
-    return _assign_leftovers(arr, labels, leftover)
+    to_c = sqdist(arr, arr.mean(axis=0))
+    labels = _engine(engine, arr).vmdav(arr, k, gamma, to_c)
+    return assign_leftovers(arr, labels, leftover)
 
 
-def _assign_leftovers(arr: np.ndarray, labels: np.ndarray, leftover: str) -> np.ndarray:
+def assign_leftovers(arr: np.ndarray, labels: np.ndarray, leftover: str) -> np.ndarray:
     """V-MDAV's last step: the unlabelled records (fewer than k) join their closest group."""
     left = np.flatnonzero(labels < 0)
     if left.size:
@@ -295,10 +263,10 @@ def _assign_leftovers(arr: np.ndarray, labels: np.ndarray, leftover: str) -> np.
             sums = np.zeros((g, arr.shape[1]))
             np.add.at(sums, labels[done], arr[done])
             centroids = sums / np.bincount(labels[done], minlength=g)[:, None]
-            new = [int(np.argmin(_vector.sqdist(centroids, arr[i]))) for i in left]
+            new = [int(np.argmin(sqdist(centroids, arr[i]))) for i in left]
         else:
             idx = np.flatnonzero(done)
-            new = [labels[idx[int(np.argmin(_vector.sqdist(arr[idx], arr[i])))]] for i in left]
+            new = [labels[idx[int(np.argmin(sqdist(arr[idx], arr[i])))]] for i in left]
         labels[left] = new
     return labels
 
@@ -365,6 +333,8 @@ def ivmdav(X: Any, k: int, *, gamma: float = 1.16, candidates: int | None = None
     gamma = check_real(gamma, "gamma")
     m = 2 * k if candidates is None else check_count(candidates, "candidates", k)
     own = check_flag(self_neighbour, "self_neighbour")
-    return _run_ivmdav(arr, k, gamma, m, own, engine)
+    # (more candidates than records change nothing: the search stops at the records left)
+    return _engine(engine, arr).ivmdav(arr, k, gamma, min(m, arr.shape[0]), own,
+                                       arr.sum(axis=0))
 
 

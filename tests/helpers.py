@@ -1,0 +1,33 @@
+"""Helpers shared by the tests (importable as ``helpers``: ``tests`` is on the path)."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+import microagg as ma
+from microagg._mdav.dispatch import assign_leftovers
+from microagg._mdav.kernels import sqdist
+
+
+def default(function: Any, name: str) -> Any:
+    """The default value of keyword ``name`` in ``function``'s signature."""
+    return inspect.signature(function).parameters[name].default
+
+
+def engine_labels(engine: Any, name: str, X: Any, k: int, *, gamma: float | None = None,
+                  candidates: int | None = None, self_neighbour: bool = True) -> np.ndarray:
+    """Run method ``name`` on an engine module (or anything with its four functions), with
+    the preparation the public functions make (the engine contract of ``microagg._mdav``)."""
+    arr = np.ascontiguousarray(X, dtype=float)
+    if name in ("mdav", "mdav_single"):
+        return getattr(engine, name)(arr, k, arr.sum(axis=0))
+    if name == "vmdav":
+        gamma = default(ma.vmdav, "gamma") if gamma is None else gamma
+        labels = engine.vmdav(arr, k, float(gamma), sqdist(arr, arr.mean(axis=0)))
+        return assign_leftovers(arr, labels, "centroid")
+    gamma = default(ma.ivmdav, "gamma") if gamma is None else gamma
+    m = min(candidates or 2 * k, arr.shape[0])
+    return engine.ivmdav(arr, k, float(gamma), m, self_neighbour, arr.sum(axis=0))

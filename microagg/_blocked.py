@@ -93,8 +93,8 @@ def blocked(X: Any, k: int, *, method: str = "mdav", block_size: int = 10_000,
         raise ValueError(f"blocked runs an MDAV-family heuristic; {method!r} is not one")
     _check_blocking(strategy, block_size, k)
     run = spec.function
-    blocks = _pca_blocks(arr, k, int(block_size)) if strategy == "pca" else \
-        _tree_blocks(arr, k, int(block_size))
+    blocks = pca_blocks(arr, k, int(block_size)) if strategy == "pca" else \
+        tree_blocks(arr, k, int(block_size))
     labels, g = np.empty(n, dtype=np.int64), 0
     for idx in blocks:
         idx = np.sort(idx)  # input order inside the block
@@ -115,7 +115,7 @@ def _check_blocking(strategy: Any, block_size: Any, k: int) -> None:
                          "at least k records")
 
 
-def _pca_blocks(X: np.ndarray, k: int, block_size: int) -> list[np.ndarray]:
+def pca_blocks(X: np.ndarray, k: int, block_size: int) -> list[np.ndarray]:
     """Consecutive blocks along the first principal component (sizes differ by at most one)."""
     n = X.shape[0]
     n_blocks = max(1, min(-(-n // block_size), n // k))
@@ -129,7 +129,7 @@ def _pca_blocks(X: np.ndarray, k: int, block_size: int) -> list[np.ndarray]:
     return np.array_split(order, n_blocks)
 
 
-def _tree_blocks(X: np.ndarray, k: int, block_size: int) -> list[np.ndarray]:
+def tree_blocks(X: np.ndarray, k: int, block_size: int) -> list[np.ndarray]:
     """Median splits on the attribute of largest variance until blocks hold <= block_size."""
     done: list[np.ndarray] = []
     todo = [np.arange(X.shape[0])]

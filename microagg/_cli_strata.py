@@ -42,7 +42,7 @@ from ._cli_io import (
     run_folder,
     signals_held,
 )
-from ._protect import _check_call
+from ._protect import check_call
 from ._release import Roles
 from ._strata import SMALL_STRATA, check_policy
 from ._stream import (
@@ -173,8 +173,8 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
                          f"{shown}: save the input to a file first, or leave out --strata")
     lean_memory()
     empty, profiles = profile_file(source, fmts[0], na=choice.na)
-    _, roles = _check_call(empty, args.method, columns, params, strata, keep=choice.keep,
-                           keep_rest=choice.keep_rest, profiles=profiles)
+    _, roles = check_call(empty, args.method, columns, params, strata, keep=choice.keep,
+                          keep_rest=choice.keep_rest, profiles=profiles)
     settings = StreamSettings(
         k=args.k, method=args.method, params=params, columns=roles.protect,
         strata=roles.strata, policy=check_policy(args.small_strata or "error"),

@@ -31,7 +31,7 @@ choices, each documented where it is made:
   ``mutation_rate``, is replaced by a uniformly drawn label in ``0..G-1``
   (i.e. the record moves to a random group, possibly an empty one).
 * **Feasibility**: children that are not k-partitions with group sizes
-  ``k..2k-1`` are *repaired*, never rejected (see :func:`_repair`: trim
+  ``k..2k-1`` are *repaired*, never rejected (see :func:`repair`: trim
   oversized groups, complete or dissolve undersized ones, send freed records to
   the nearest group with room): rejection
   would make the GA almost unable to leave a fixed-size start such as MDAV's,
@@ -99,7 +99,7 @@ def _randint(state: np.ndarray, m: int) -> int:
     return (_next_u32(state) * m) >> 32
 
 
-def _seed_state(seed: Any) -> np.ndarray:
+def seed_state(seed: Any) -> np.ndarray:
     """Four non-zero 32-bit words drawn from ``numpy.random.default_rng(seed)``."""
     return np.random.default_rng(seed).integers(1, 2**32, size=4, dtype=np.int64)
 
@@ -109,7 +109,7 @@ def _seed_state(seed: Any) -> np.ndarray:
 # --------------------------------------------------------------------------------------
 
 @njit(nogil=True)
-def _canonical(lab: np.ndarray, G: int, tmp: np.ndarray) -> None:
+def canonical(lab: np.ndarray, G: int, tmp: np.ndarray) -> None:
     """Renumber ``lab`` in place so that groups are 0, 1, ... by first appearance."""
     for g in range(G):
         tmp[g] = -1
@@ -163,7 +163,7 @@ def _transfer(X: np.ndarray, lab: np.ndarray, counts: np.ndarray, sums: np.ndarr
 
 
 @njit(nogil=True)
-def _repair(X: np.ndarray, lab: np.ndarray, k: int, G: int, counts: np.ndarray,
+def repair(X: np.ndarray, lab: np.ndarray, k: int, G: int, counts: np.ndarray,
             sums: np.ndarray, free: np.ndarray) -> None:
     """Turn any label array into a k-partition with group sizes ``k..2k-1``, in place.
 
@@ -193,7 +193,7 @@ def _repair(X: np.ndarray, lab: np.ndarray, k: int, G: int, counts: np.ndarray,
 
     The work is done by :func:`_trim_and_complete` (steps 1-2, all that most
     children need) and :func:`_place_loose` (steps 2b-4, only when records are
-    left without a group); :func:`_ga_core` calls the two itself, with work
+    left without a group); :func:`ga_core` calls the two itself, with work
     arrays allocated once per run. ``free`` (length ``n``) is work space.
     """
     n = X.shape[0]
@@ -211,7 +211,7 @@ def _repair(X: np.ndarray, lab: np.ndarray, k: int, G: int, counts: np.ndarray,
 def _trim_and_complete(X: np.ndarray, lab: np.ndarray, k: int, G: int, counts: np.ndarray,
                        sums: np.ndarray, head: np.ndarray, nxt: np.ndarray,
                        donors: np.ndarray) -> bool:
-    """Steps 1-2 of :func:`_repair`: trim oversized groups, complete undersized ones.
+    """Steps 1-2 of :func:`repair`: trim oversized groups, complete undersized ones.
 
     First sets ``counts`` and ``sums`` for ``lab`` and chains the members of
     each group into a list (``head[g]``: its last record, ``nxt[i]``: the
@@ -299,7 +299,7 @@ def _trim_and_complete(X: np.ndarray, lab: np.ndarray, k: int, G: int, counts: n
 @njit(nogil=True)
 def _place_loose(X: np.ndarray, lab: np.ndarray, k: int, G: int, counts: np.ndarray,
                  sums: np.ndarray, free: np.ndarray) -> None:
-    """Steps 2b-4 of :func:`_repair`, after :func:`_trim_and_complete`.
+    """Steps 2b-4 of :func:`repair`, after :func:`_trim_and_complete`.
 
     ``free`` (length ``n``) is work space.
     """
@@ -478,7 +478,7 @@ def _mutate(state: np.ndarray, child: np.ndarray, G: int, rate: float) -> bool:
 
 # long: the whole generation loop in one compiled function, so state stays in registers
 @njit(nogil=True)
-def _ga_core(X: np.ndarray, k: int, pop: np.ndarray, n_given: int, mutation_rate: float,
+def ga_core(X: np.ndarray, k: int, pop: np.ndarray, n_given: int, mutation_rate: float,
              crossover_rate: float, iterations: int, state: np.ndarray,
              history: np.ndarray) -> tuple[np.ndarray, float]:
     """The GA main loop. ``pop`` (population x n) holds ``n_given`` injected rows.
@@ -496,7 +496,7 @@ def _ga_core(X: np.ndarray, k: int, pop: np.ndarray, n_given: int, mutation_rate
     counts = np.zeros(G, dtype=np.int64)
     sums = np.zeros((G, p))
     free = np.zeros(n, dtype=np.int64)
-    head = np.zeros(G, dtype=np.int64)  # work arrays of _repair's steps
+    head = np.zeros(G, dtype=np.int64)  # work arrays of repair's steps
     nxt = np.zeros(n, dtype=np.int64)
     donors = np.zeros(G, dtype=np.int64)
     tmp = np.zeros(G, dtype=np.int64)
@@ -506,7 +506,7 @@ def _ga_core(X: np.ndarray, k: int, pop: np.ndarray, n_given: int, mutation_rate
     for c in range(P):
         if c >= n_given:
             _random_partition(state, n, k, pop[c])
-        _canonical(pop[c], G, tmp)
+        canonical(pop[c], G, tmp)
         _group_sums(X, pop[c], G, counts, sums)
         sse_pop[c] = _sse_from_sums(total_ss, counts, sums)
         fit[c] = 1.0 / (sse_pop[c] + 1.0)
@@ -547,11 +547,11 @@ def _ga_core(X: np.ndarray, k: int, pop: np.ndarray, n_given: int, mutation_rate
                         child[i] = pop[first, i]
                 if _mutate(state, child, G, mutation_rate):
                     changed = True
-                if changed:  # _repair, with the work arrays allocated above
+                if changed:  # repair, with the work arrays allocated above
                     if _trim_and_complete(X, child, k, G, counts, sums, head, nxt, donors):
                         _place_loose(X, child, k, G, counts, sums, free)
                     child_sse[c] = _sse_from_sums(total_ss, counts, sums)
-                    _canonical(child, G, tmp)
+                    canonical(child, G, tmp)
                 else:  # an exact copy of its first parent: nothing to repair or evaluate
                     child_sse[c] = sse_pop[first]
                 c += 1

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ._core import relabel, sse, sse_any_scale
-from ._ga_kernels import _ga_core, _seed_state
+from ._ga_kernels import ga_core, seed_state
 from ._validate import as_labels, as_matrix, check_k, check_seed, rescaled
 from ._validate import check_count as _check_count
 
@@ -161,8 +161,8 @@ def ga_partition(X: Any, k: int, *, population: int = 10, mutation_rate: float =
         pop[r] = lab
     history = np.zeros((ga["iterations"] + 1, 2))
     Xc = _centred(arr)
-    best, _ = _ga_core(Xc, k, pop, len(given), ga["mutation_rate"], ga["crossover_rate"],
-                       ga["iterations"], _seed_state(check_seed(seed)), history)
+    best, _ = ga_core(Xc, k, pop, len(given), ga["mutation_rate"], ga["crossover_rate"],
+                       ga["iterations"], seed_state(check_seed(seed)), history)
     labels = relabel(best)
     return GAResult(labels=labels, sse=sse_any_scale(arr, labels),
                     history=pd.DataFrame(history, columns=["best", "mean"]).rename_axis(
@@ -176,7 +176,7 @@ def _centred(arr: np.ndarray) -> np.ndarray:
     return scaled - scaled.mean(axis=0)
 
 
-def _ga_labels(Xsub: np.ndarray, k: int, population: int, mutation_rate: float,
+def ga_labels(Xsub: np.ndarray, k: int, population: int, mutation_rate: float,
                crossover_rate: float, iterations: int, state: np.ndarray,
                initial: np.ndarray | None) -> np.ndarray:
     """Run the GA on one macrogroup (no input checks) and return canonical labels.
@@ -194,7 +194,7 @@ def _ga_labels(Xsub: np.ndarray, k: int, population: int, mutation_rate: float,
         pop[0] = relabel(initial)
         n_given = 1
     history = np.zeros((iterations + 1, 2))
-    best, _ = _ga_core(Xc, k, pop, n_given, mutation_rate, crossover_rate, iterations,
+    best, _ = ga_core(Xc, k, pop, n_given, mutation_rate, crossover_rate, iterations,
                        state, history)
     best = relabel(best)
     if initial is not None and not sse(Xc, best) < sse(Xc, initial):

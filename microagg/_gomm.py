@@ -39,8 +39,8 @@ import numpy as np
 import pandas as pd
 
 from ._core import standardize
-from ._gomm_eval import Grouping, _canonical, _check_groups, _Evaluator
-from ._gomm_ops import MUTATIONS, _efficiency, _random_chromosome, gomm_crossover, gomm_mutate
+from ._gomm_eval import Evaluator, Grouping, canonical, check_groups
+from ._gomm_ops import MUTATIONS, efficiency, gomm_crossover, gomm_mutate, random_chromosome
 from ._progress import progress as _progress_bar
 from ._validate import as_matrix, check_k
 from ._validate import check_count as _check_count
@@ -175,7 +175,7 @@ def gomm(X: Any, k: int, *, population: int = 200, generations: int = 100,
     settings = _check_settings(population, generations, crossovers, mutations_per_operator,
                                patience)
     rng = np.random.default_rng(seed)
-    evaluate = _Evaluator(Z, k, method, shared_cache=shared_cache)
+    evaluate = Evaluator(Z, k, method, shared_cache=shared_cache)
     computed_before = evaluate.groups.n_computed
     fit = evaluate.fitness
     pop = _Population.initial(initial, settings["population"], Z.shape[1], rng, fit)
@@ -233,7 +233,7 @@ class _Children:
         self.members.append(c)
         self.fitness.append(f)
         self.operator.append(op)
-        self.efficiency.append(_efficiency(f, reference))
+        self.efficiency.append(efficiency(f, reference))
 
 
 class _Lineage:
@@ -297,9 +297,9 @@ class _Population:
     def initial(cls, initial: Any, size: int, p: int, rng: np.random.Generator,
                 fit: Callable[[Grouping], float]) -> _Population:
         """Given members first, then random groupings (each attribute a label in 0..p-1)."""
-        members = [tuple(tuple(x) for x in _check_groups(g, p)) for g in initial or []]
+        members = [tuple(tuple(x) for x in check_groups(g, p)) for g in initial or []]
         while len(members) < size:
-            members.append(_random_chromosome(p, rng))
+            members.append(random_chromosome(p, rng))
         members = members[:size]
         return cls(members, [fit(c) for c in members])
 
@@ -375,7 +375,7 @@ def _breed(pop: _Population, schedule: _Schedule, fit: Callable[[Grouping], floa
 class _Trace:
     """What a run records: per-generation history and per-(generation, operator) statistics."""
 
-    def __init__(self, start: float, evaluate: _Evaluator, pop: _Population) -> None:
+    def __init__(self, start: float, evaluate: Evaluator, pop: _Population) -> None:
         self.start = start
         self.evaluate = evaluate
         self.history: list[dict[str, Any]] = []
@@ -390,7 +390,7 @@ class _Trace:
         ng = np.array([len(c) for c in pop.members])
         order = np.argsort(f, kind="stable")
         self.groups.append(ng[order])
-        self.best.append([list(g) for g in _canonical(pop.members[int(order[0])])])
+        self.best.append([list(g) for g in canonical(pop.members[int(order[0])])])
         self.history.append({
             "generation": gen, "best": float(f.min()), "mean": float(f.mean()),
             "worst": float(f.max()), "best_groups": int(ng[order[0]]),
@@ -420,10 +420,10 @@ class _Trace:
         self.record(gen, pop)
 
 
-def _result(pop: _Population, evaluate: _Evaluator, trace: _Trace, operators: pd.DataFrame,
+def _result(pop: _Population, evaluate: Evaluator, trace: _Trace, operators: pd.DataFrame,
             *, k: int, dynamic: bool, clock: tuple[float, float], settings: dict[str, Any],
             switched_off: dict[str, int], computed: int) -> GommResult:
-    best = _canonical(pop.members[int(np.argmin(np.asarray(pop.fitness)))])
+    best = canonical(pop.members[int(np.argmin(np.asarray(pop.fitness)))])
     b = evaluate(best)
     return GommResult(
         groups=[list(g) for g in best], il=b.il, id=b.id, dld=b.dld, score=b.score,

@@ -130,11 +130,11 @@ def gomm_cache_info() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["shape", "k", "method", "groups", "computed"])
 
 
-def _canonical(groups: Sequence[Sequence[int]]) -> Grouping:
+def canonical(groups: Sequence[Sequence[int]]) -> Grouping:
     return tuple(sorted(tuple(sorted(int(a) for a in g)) for g in groups))
 
 
-def _check_groups(groups: Any, p: int) -> Grouping:
+def check_groups(groups: Any, p: int) -> Grouping:
     if isinstance(groups, (str, bytes)) or not isinstance(groups, Sequence | np.ndarray):
         raise TypeError("groups must be a list of lists of column indices, e.g. [[0, 2], [1]]")
     seen: list[int] = []
@@ -159,7 +159,7 @@ def _check_groups(groups: Any, p: int) -> Grouping:
     if sorted(seen) != list(range(p)):
         missing = sorted(set(range(p)) - set(seen))
         raise ValueError(f"column(s) {missing} are in no group; every attribute needs a group")
-    return _canonical(clean)
+    return canonical(clean)
 
 
 def multivariate(X: Any, groups: Sequence[Sequence[int]], k: int, *,
@@ -220,7 +220,7 @@ def multivariate(X: Any, groups: Sequence[Sequence[int]], k: int, *,
     arr = as_matrix(X)
     n, p = arr.shape
     k = check_k(k, n)
-    canon = _check_groups(groups, p)
+    canon = check_groups(groups, p)
     e = scale_exponent(arr)  # values near 1e308 would overflow the sums: rescale (exact)
     if e:
         arr = np.ldexp(arr, e)
@@ -253,7 +253,7 @@ def k_anonymity_level(protected: Any) -> int:
 # ======================================================================================
 
 
-class _Evaluator:
+class Evaluator:
     """Scores groupings of the columns of standardised data ``Z``, memoising everything."""
 
     def __init__(self, Z: np.ndarray, k: int, method: str | Callable[..., Any] = "mdav",
@@ -281,7 +281,7 @@ class _Evaluator:
 
     def fitness(self, c: Grouping) -> float:
         """GOMM's fitness of a chromosome (any group order): its score."""
-        return self(_canonical(c)).score
+        return self(canonical(c)).score
 
     def __call__(self, canon: Grouping) -> ScoreBreakdown:
         hit = self.scores.get(canon)
@@ -329,8 +329,8 @@ def score_grouping(X: Any, groups: Sequence[Sequence[int]], k: int, *,
     """
     Z = _standardize(as_matrix(X))
     k = check_k(k, Z.shape[0])
-    canon = _check_groups(groups, Z.shape[1])
-    return _Evaluator(Z, k, method)(canon)
+    canon = check_groups(groups, Z.shape[1])
+    return Evaluator(Z, k, method)(canon)
 
 
 # ======================================================================================

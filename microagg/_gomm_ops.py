@@ -26,7 +26,7 @@ OPERATORS: dict[str, str] = {
 MUTATIONS: tuple[str, ...] = tuple(op for op in OPERATORS if op != "CX")
 
 
-def _random_chromosome(p: int, rng: np.random.Generator) -> Grouping:
+def random_chromosome(p: int, rng: np.random.Generator) -> Grouping:
     labels = rng.integers(0, p, size=p)
     return tuple(tuple(np.flatnonzero(labels == g).tolist()) for g in np.unique(labels))
 
@@ -126,7 +126,7 @@ def gomm_mutate(op: str, c: Grouping, p: int, rng: np.random.Generator) -> Group
     raise ValueError(f"unknown mutation {op!r}; use one of {list(MUTATIONS)}")
 
 
-def _efficiency(child: float, reference: float) -> float:
+def efficiency(child: float, reference: float) -> float:
     """Formulas (7)-(9): % improvement (> 0) or worsening (< 0) of ``child`` vs ``reference``."""
     if reference == child:
         return 0.0

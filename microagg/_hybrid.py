@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ._core import aggregate, relabel, sse_any_scale
-from ._genetic import _ga_labels, ga_settings
+from ._genetic import ga_labels, ga_settings
 from ._mdav import mdav
 from ._progress import progress as _progress_bar
 from ._validate import as_matrix, check_k, check_seed, rescaled
@@ -73,7 +73,7 @@ def _ga_per_macrogroup(arr: np.ndarray, k: int, macro: np.ndarray, start: np.nda
     def run(g: int) -> np.ndarray:
         idx = members[g]
         init = relabel(start[idx]) if start is not None else None
-        return _ga_labels(arr[idx], k, ga["population"], ga["mutation_rate"],
+        return ga_labels(arr[idx], k, ga["population"], ga["mutation_rate"],
                           ga["crossover_rate"], ga["iterations"], states[g], init)
 
     bar = {"total": M, "desc": desc or "", "enabled": bool(desc)}

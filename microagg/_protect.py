@@ -185,8 +185,8 @@ def _protect_table(df: Any, k: Any, *, method: Any, columns: Any, standardize: b
                    strata: Any, small_strata: Any, keep: Any, keep_rest: bool,
                    return_info: bool, params: dict[str, Any]) -> Any:
     """:func:`microaggregate`'s work, once its arguments are named."""
-    spec, roles = _check_call(df, method, columns, params, strata, keep=keep,
-                              keep_rest=keep_rest)
+    spec, roles = check_call(df, method, columns, params, strata, keep=keep,
+                             keep_rest=keep_rest)
     columns, notes = roles.protect, list(roles.notes)
     strata = roles.strata or None
     X = as_matrix(df[columns], name="the chosen columns")
@@ -227,9 +227,9 @@ def _run(df: pd.DataFrame, X: np.ndarray, k: int, spec: Any, columns: list[Any],
                  "strata": report, "merged": merged}
 
 
-def _check_call(df: Any, method: Any, columns: Any, params: dict[str, Any], strata: Any = None,
-                *, keep: Any = None, keep_rest: bool = False, profiles: Any = None
-                ) -> tuple[Any, Roles]:
+def check_call(df: Any, method: Any, columns: Any, params: dict[str, Any], strata: Any = None,
+               *, keep: Any = None, keep_rest: bool = False, profiles: Any = None
+               ) -> tuple[Any, Roles]:
     """The method's registry entry and the columns' roles (:func:`microagg._release.decide_roles`).
 
     ``profiles``: the whole input's column profiles, when ``df`` holds only its columns'

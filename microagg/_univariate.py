@@ -41,6 +41,8 @@ group).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ._jit import njit
@@ -181,10 +183,20 @@ def _less(pa: int, va: float, pb: int, vb: float) -> bool:
     return pa < pb or (pa == pb and va < vb)
 
 
+class _Smawk(NamedTuple):
+    """The work arrays of :func:`_block_minima`, allocated once per pass."""
+
+    res: np.ndarray     # (k,) each reversed row's column
+    cols: np.ndarray    # each level's reduced columns
+    pens: np.ndarray    # the penalty of each stacked entry
+    vals: np.ndarray    # the distance of each stacked entry
+    starts: np.ndarray  # (64,) where each level's columns start in cols
+    counts: np.ndarray  # (64,) how many columns each level keeps
+
+
 @njit
 def _block_minima(k: int, dist: np.ndarray, blk: np.ndarray, s: int, rows: int,
-                  res: np.ndarray, cols: np.ndarray, pens: np.ndarray, vals: np.ndarray,
-                  starts: np.ndarray, counts: np.ndarray) -> None:
+                  work: _Smawk) -> None:
     """SMAWK on the block of targets ``s .. s+rows-1`` and sources ``s-2k+1 .. s-1``.
 
     Rows and columns are both taken in reverse (row ``r`` is target ``s+rows-1-r``,
@@ -193,8 +205,11 @@ def _block_minima(k: int, dist: np.ndarray, blk: np.ndarray, s: int, rows: int,
     ``res[r]`` receives row ``r``'s column. Recursion unrolled: level ``l`` holds the
     rows ``2**l - 1 + t * 2**l``; ``cols`` stores each level's reduced columns (from
     ``starts[l]``, ``counts[l]`` of them) and ``pens``, ``vals`` the entry of each in the
-    row of its stack position, so that REDUCE evaluates one entry per comparison.
+    row of its stack position, so that REDUCE evaluates one entry per comparison
+    (the arrays of ``work``).
     """
+    res, cols, pens, vals = work.res, work.cols, work.pens, work.vals
+    starts, counts = work.starts, work.counts
     ncol = 2 * k - 1
     last = rows - 1  # reversed row r is t = last - r; reversed column c is ncol - 1 - c
     # down: REDUCE the columns of each level to at most as many as it has rows
@@ -291,19 +306,17 @@ def linear_path(z: np.ndarray, k: int, budget: int) -> tuple[np.ndarray, np.ndar
     n = z.size
     dist, pred = _first_groups(z, k)
     blk = np.empty((6, 2 * k))
-    res = np.empty(k, dtype=np.int64)
-    cols = np.empty(2 * k + 128, dtype=np.int64)
-    pens = np.empty(2 * k + 128, dtype=np.int64)
-    vals = np.empty(2 * k + 128)
-    starts = np.empty(64, dtype=np.int64)
-    counts = np.empty(64, dtype=np.int64)
+    work = _Smawk(np.empty(k, dtype=np.int64), np.empty(2 * k + 128, dtype=np.int64),
+                  np.empty(2 * k + 128, dtype=np.int64), np.empty(2 * k + 128),
+                  np.empty(64, dtype=np.int64), np.empty(64, dtype=np.int64))
+    res = work.res
     for s in range(2 * k, n + 1, k):
         rows = min(k, n + 1 - s)
         _block_sums(z, k, s, rows, blk)
         if _pruned_scan(k, dist, pred, blk, s, rows, budget):
             continue
         dist[s:s + rows] = np.inf
-        _block_minima(k, dist, blk, s, rows, res, cols, pens, vals, starts, counts)
+        _block_minima(k, dist, blk, s, rows, work)
         for r in range(rows):
             t = rows - 1 - r
             pen, val = _key(k, dist, blk, s, t, 2 * k - 2 - res[r])

@@ -22,10 +22,11 @@ import pandas as pd
 
 from . import datasets
 from ._core import information_loss, sse
-from ._ga_kernels import _ga_core, _repair
+from ._ga_kernels import ga_core, repair
 from ._genetic import ga_partition
 from ._methods import MDAV_FAMILY, get_method
-from ._optimal import _shortest_path, optimal_partition
+from ._optimal import optimal_partition
+from ._univariate import shortest_path
 from ._validate import as_labels, as_matrix, check_k
 from .reproductions import paper_params
 
@@ -33,7 +34,7 @@ __all__ = ["vmdav_first_group", "gamma_sweep", "timings", "engine_timings", "ga_
            "split_close_pairs", "kernel_source"]
 
 #: The compiled kernels a chapter may show, by name.
-_KERNELS = {"ga_core": _ga_core, "repair": _repair, "shortest_path": _shortest_path}
+_KERNELS = {"ga_core": ga_core, "repair": repair, "shortest_path": shortest_path}
 
 
 def kernel_source(name: str) -> str:

@@ -29,3 +29,17 @@ def client():
                                   silence_logs=logging.ERROR) as cluster, \
             distributed.Client(cluster) as c:
         yield c
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):  # noqa: ARG001
+    """Sizes of modules and functions, as a report (tests/test_architecture.py's rules do
+    not cap them), when the architecture tests ran."""
+    if any("test_architecture" in getattr(r, "nodeid", "") for r in terminalreporter.stats.get(
+            "passed", []) + terminalreporter.stats.get("failed", [])):
+        from pathlib import Path
+
+        from helpers import size_report
+
+        terminalreporter.section("module and function sizes")
+        for line in size_report(Path(__file__).resolve().parents[1]):
+            terminalreporter.write_line(line)

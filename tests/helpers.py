@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -31,3 +33,22 @@ def engine_labels(engine: Any, name: str, X: Any, k: int, *, gamma: float | None
     gamma = default(ma.ivmdav, "gamma") if gamma is None else gamma
     m = min(candidates or 2 * k, arr.shape[0])
     return engine.ivmdav(arr, k, float(gamma), m, self_neighbour, arr.sum(axis=0))
+
+
+def size_report(root: Path, top: int = 12) -> list[str]:
+    """The largest modules of ``root/microagg`` (lines) and functions (lines, docstring
+    included): a report for ``tests/conftest.py``, not a cap."""
+    modules, functions = [], []
+    for path in sorted((root / "microagg").rglob("*.py")):
+        text = path.read_text()
+        name = str(path.relative_to(root))
+        modules.append((len(text.splitlines()), name))
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                functions.append((node.end_lineno - first + 1, f"{name}:{node.name}"))
+    lines = [f"largest modules (of {len(modules)}):"]
+    lines += [f"  {n:5d}  {name}" for n, name in sorted(modules, reverse=True)[:top]]
+    lines.append(f"largest functions (of {len(functions)}):")
+    lines += [f"  {n:5d}  {name}" for n, name in sorted(functions, reverse=True)[:top]]
+    return lines

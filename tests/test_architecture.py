@@ -2,8 +2,10 @@
 
 These are the rules of the contributor's guide (``chapters/contributing.md``), checked:
 
-* no package module over 600 lines, no function over 80 lines (docstring included) except
-  compiled kernels, which carry a ``# long:`` comment saying why;
+* modules are cut by concept, not by size: the sizes of modules and functions are printed
+  as a report at the end of a run that includes this file (``tests/conftest.py``), not
+  capped; no function takes more than 8 positional parameters;
+* a leading underscore means private to its module (or subpackage);
 * no module shadowed by a function, no ``importlib`` detours to reach one;
 * the method names are written down once (``microagg/_methods.py``);
 * every public function takes its options (parameters with defaults, after the data and
@@ -34,7 +36,6 @@ SOURCES = sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.part
 #: Public namespaces: the top level and the public subpackages / modules.
 PUBLIC = ["microagg", "microagg.datasets", "microagg.published", "microagg.reproductions",
           "microagg.views", "microagg.teaching", "microagg.reference", "microagg.dask"]
-MAX_MODULE, MAX_FUNCTION = 600, 80
 
 
 def _public_objects():
@@ -47,35 +48,6 @@ def _public_objects():
 
 
 OBJECTS = dict(_public_objects())
-
-
-@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_module_size(path):
-    n = len(path.read_text().splitlines())
-    assert n <= MAX_MODULE, f"{path.name} has {n} lines (at most {MAX_MODULE}): split it by idea"
-
-
-def _is_compiled(node: ast.FunctionDef) -> bool:
-    return any("njit" in ast.unparse(d) for d in node.decorator_list)
-
-
-@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
-def test_function_size(path):
-    text = path.read_text()
-    lines = text.splitlines()
-    long = []
-    for node in ast.walk(ast.parse(text)):
-        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            continue
-        first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-        size = node.end_lineno - first + 1
-        if size <= MAX_FUNCTION:
-            continue
-        reason = any("# long:" in lines[i] for i in range(first - 2, node.lineno))
-        if not (_is_compiled(node) and reason):
-            long.append(f"{node.name} ({size} lines)")
-    assert not long, (f"{path.name}: functions over {MAX_FUNCTION} lines: {long} (only compiled "
-                      "kernels may be longer, with a '# long: <reason>' comment)")
 
 
 def test_functions_do_not_shadow_modules():
@@ -172,3 +144,67 @@ def test_ruff_clean():
     done = subprocess.run([ruff, "check", "--no-cache", "microagg", "tests", "tools",
                            "chapters/conftest.py"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-1000:]
+
+
+def _module_of(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported_private_names(path: Path):
+    """(target module, name) for every underscore name ``path`` imports from a microagg module."""
+    here = _module_of(path).split(".")
+    package = here if path.name == "__init__.py" else here[:-1]
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        if node.level:
+            base = package[: len(package) - node.level + 1]
+            target = ".".join([*base, *(node.module.split(".") if node.module else [])])
+        elif (node.module or "").split(".")[0] == "microagg":
+            target = node.module
+        else:
+            continue
+        for alias in node.names:
+            name = alias.name
+            if not name.startswith("_") or name.startswith("__"):
+                continue
+            folder = ROOT.joinpath(*target.split("."))
+            if (folder / f"{name}.py").exists() or (folder / name).is_dir():
+                continue  # a private *module* of the package: importing it is how it is used
+            yield target, name
+
+
+def test_underscore_names_stay_in_their_module_or_subpackage():
+    """A leading underscore means private: only its own module uses the name, or, in a
+    subpackage below ``microagg`` (``microagg/_mdav/``, ``microagg/views/``, ...), the
+    other modules of that subpackage. What other modules need has a plain name."""
+    offenders = []
+    for path in SOURCES:
+        importer = _module_of(path)
+        for target, name in _imported_private_names(path):
+            sub = target.rsplit(".", 1)[0] if ROOT.joinpath(*target.split(".")).with_suffix(
+                ".py").exists() else target
+            inside = sub != "microagg" and (importer == sub or importer.startswith(sub + "."))
+            if not inside:
+                offenders.append(f"{importer} imports {name} from {target}")
+    assert not offenders, "underscore names used outside their module:\n" + "\n".join(offenders)
+
+
+#: Functions still taking more than 8 positional parameters (the GA's compiled core and
+#: one of its helpers), left for a later change: the rule holds everywhere else.
+MANY_POSITIONAL = {"microagg._ga_kernels.ga_core", "microagg._ga_kernels._trim_and_complete"}
+
+
+def test_at_most_eight_positional_parameters():
+    """Phase functions take a few structured arguments (named tuples), not long lists."""
+    many = []
+    for path in SOURCES:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                count = len(node.args.posonlyargs) + len(node.args.args)
+                name = f"{_module_of(path)}.{node.name}"
+                if count > 8 and name not in MANY_POSITIONAL:
+                    many.append(f"{name} ({count})")
+    assert not many, f"functions with more than 8 positional parameters: {many}"
+

@@ -17,8 +17,8 @@ from microagg._methods import MDAV_FAMILY as METHODS  # noqa: E402
 def _blocks(X, k, block_size, strategy):
     arr = np.ascontiguousarray(X, dtype=float)
     if strategy == "pca":
-        return _BLOCKED._pca_blocks(arr, k, block_size)
-    return _BLOCKED._tree_blocks(arr, k, block_size)
+        return _BLOCKED.pca_blocks(arr, k, block_size)
+    return _BLOCKED.tree_blocks(arr, k, block_size)
 
 
 @pytest.mark.parametrize("strategy", ["pca", "tree"])

@@ -29,7 +29,7 @@ from microagg import (
     sse,
     standardize,
 )
-from microagg._ga_kernels import _repair
+from microagg._ga_kernels import repair
 from microagg.reproductions import reproduce_table2, table2_data
 from microagg.teaching import ga_vs_optimum, split_close_pairs
 
@@ -87,7 +87,7 @@ def test_repair_makes_any_label_array_feasible(k: int, n: int, seed: int) -> Non
     lab = rng.integers(0, G, size=n)
     counts = np.zeros(G, dtype=np.int64)
     sums = np.zeros((G, 2))
-    _repair(X, lab, k, G, counts, sums, np.zeros(n, dtype=np.int64))
+    repair(X, lab, k, G, counts, sums, np.zeros(n, dtype=np.int64))
     assert is_k_partition(lab, k, max_size=2 * k - 1)
     assert counts.sum() == n
     np.testing.assert_allclose(sums[counts > 0].sum(axis=0), X.sum(axis=0), atol=1e-9)
@@ -97,7 +97,7 @@ def test_repair_leaves_feasible_chromosomes_alone() -> None:
     X = _random_set(0, 15)
     lab = np.array([0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 3, 3])
     before = lab.copy()
-    _repair(X, lab, 3, 5, np.zeros(5, dtype=np.int64), np.zeros((5, 2)),
+    repair(X, lab, 3, 5, np.zeros(5, dtype=np.int64), np.zeros((5, 2)),
             np.zeros(15, dtype=np.int64))
     assert lab.tolist() == before.tolist()
 

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from .._methods import get_method
-from .._protect import _check_call
+from .._protect import check_call
 from .._release import Roles, check_names, combine_profiles, profile_frame
 from .._strata import (
     check_policy,
@@ -122,7 +122,8 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
     roles = _roles(ddf, method, columns, params, strata, keep, keep_rest)
     k, plan, units, offsets = _plan(ddf, k, roles.strata, roles.protect,
                                     check_policy(small_strata), standardize)
-    return _released(ddf, plan, units, offsets, k, method, params, roles, standardize)
+    return _released(ddf, plan, units, offsets, k, method=method, params=params, roles=roles,
+                     standardize=standardize)
 
 
 def _roles(ddf: Any, method: Any, columns: Any, params: dict[str, Any], strata: Any,
@@ -133,12 +134,12 @@ def _roles(ddf: Any, method: Any, columns: Any, params: dict[str, Any], strata: 
     strata = strata_list(strata, list(ddf.columns))
     profiles = combine_profiles(dask.compute(
         [dask.delayed(profile_frame)(p) for p in ddf.to_delayed()])[0])
-    _, roles = _check_call(ddf._meta, method, columns, params, strata, keep=keep,
-                           keep_rest=keep_rest, profiles=profiles)
+    _, roles = check_call(ddf._meta, method, columns, params, strata, keep=keep,
+                          keep_rest=keep_rest, profiles=profiles)
     return roles
 
 
-def _released(ddf: Any, plan: Any, units: pd.DataFrame, offsets: list[int], k: int,
+def _released(ddf: Any, plan: Any, units: pd.DataFrame, offsets: list[int], k: int, *,
               method: str, params: dict[str, Any], roles: Roles, standardize: bool) -> Any:
     """The lazy release: rows tagged with their unit, gathered, one task per unit."""
     strata, columns = roles.strata, roles.protect
@@ -150,9 +151,9 @@ def _released(ddf: Any, plan: Any, units: pd.DataFrame, offsets: list[int], k: i
     out_meta = ddf._meta.astype({c: np.float64 for c in columns})
     sizes = [int(plan.sizes[u].sum()) for u in plan.units]
     keys = [plan.keys[u[0]] if len(u) > 1 else None for u in plan.units]
-    return gathered.map_partitions(_protect, k, method, params, roles, standardize,
-                                   ddf._meta.index.name, sizes, keys, meta=out_meta,
-                                   partition_info=True)
+    return gathered.map_partitions(_protect, k, method=method, params=params, roles=roles,
+                                   standardize=standardize, index_name=ddf._meta.index.name,
+                                   sizes=sizes, keys=keys, meta=out_meta, partition_info=True)
 
 
 def _check_frame(ddf: Any) -> None:
@@ -194,7 +195,7 @@ def _tag(part: pd.DataFrame, units: pd.DataFrame, strata: list[Any], offsets: li
                           _INDEX: part.index.to_numpy(), _UNIT: unit})
 
 
-def _protect(part: pd.DataFrame, k: int, method: str, params: dict[str, Any],
+def _protect(part: pd.DataFrame, k: int, *, method: str, params: dict[str, Any],
              roles: Roles, standardize: bool, index_name: Any, sizes: list[int],
              keys: list[Any], partition_info: dict[str, Any] | None = None) -> pd.DataFrame:
     """Protect the one unit of a partition, its rows in input order (the task), after

@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from .._gomm_ops import MUTATIONS, OPERATORS, _random_chromosome, gomm_crossover, gomm_mutate
+from .._gomm_ops import MUTATIONS, OPERATORS, gomm_crossover, gomm_mutate, random_chromosome
 from ._explorer import explorer
 from ._plotting import HIGHLIGHT, PALETTE, cvd_safe, group_colors, set_alt_text
 
@@ -60,10 +60,10 @@ def gomm_encoding_view(*, p: int = 8, seed: int = 3,
     """
 
     rng = np.random.default_rng(seed)
-    parent = _random_chromosome(p, rng)
+    parent = random_chromosome(p, rng)
     while not 3 <= len(parent) <= 4:
-        parent = _random_chromosome(p, rng)
-    other = _random_chromosome(p, rng)
+        parent = random_chromosome(p, rng)
+    other = random_chromosome(p, rng)
     rows: list[tuple[str, Any]] = [("parent 1", parent), ("parent 2", other)]
     c1, c2 = gomm_crossover(parent, other, rng)
     rows += [("crossover child 1", c1), ("crossover child 2", c2)]

@@ -12,7 +12,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from .. import datasets
-from .._blocked import _pca_blocks, _tree_blocks, blocked
+from .._blocked import blocked, pca_blocks, tree_blocks
 from .._core import information_loss, standardize
 from .._mdav import mdav
 from ._explorer import explorer
@@ -44,7 +44,7 @@ def blocks_view(block_size: int = 500, *, strategy: str = "tree", n: int = 2000,
     """
     X = _blocks_data(n, seed)
     il_blocked = information_loss(X, blocked(X, k, block_size=block_size, strategy=strategy))
-    blocks = (_pca_blocks if strategy == "pca" else _tree_blocks)(X, k, block_size)
+    blocks = (pca_blocks if strategy == "pca" else tree_blocks)(X, k, block_size)
     il_exact = information_loss(X, mdav(X, k))
     fig = Figure(figsize=figsize, layout="constrained")
     ax = fig.add_subplot()

@@ -98,6 +98,11 @@ def _info(_: argparse.Namespace) -> int:
     print("data files (SHA-256 checked now):")
     for row in _datafiles.file_status():
         print(f"  {row['status']:<13} {row['file']:<21} {row['where']}")
+    from ._env import switch_values
+
+    print("environment switches:")
+    for name, value, meaning in switch_values():
+        print(f"  {name}={value}  ({meaning})")
     return 0
 
 

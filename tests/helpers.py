@@ -52,3 +52,27 @@ def size_report(root: Path, top: int = 12) -> list[str]:
     lines.append(f"largest functions (of {len(functions)}):")
     lines += [f"  {n:5d}  {name}" for n, name in sorted(functions, reverse=True)[:top]]
     return lines
+
+
+def random_k_partition(n: int, k: int, rng: np.random.Generator) -> np.ndarray:
+    """A random k-partition of n records: random group sizes >= k, random members."""
+    sizes = []
+    left = n
+    while left >= 2 * k:
+        s = int(rng.integers(k, left - k + 1))
+        sizes.append(s)
+        left -= s
+    sizes.append(left)
+    labels = np.repeat(np.arange(len(sizes)), sizes)
+    return labels[rng.permutation(n)]
+
+
+#: GOMM at reduced settings for the tests (the paper's are 200 / 100 / 25 / 10)
+GOMM_SMALL = {"population": 20, "generations": 8, "crossovers": 4, "mutations_per_operator": 2}
+
+
+def correlated_blocks(n: int = 90, p: int = 6, seed: int = 0) -> np.ndarray:
+    """Two blocks of three correlated attributes (GOMM's tests), first ``p`` columns."""
+    rng = np.random.default_rng(seed)
+    base = rng.normal(size=(n, 3))
+    return np.hstack([base, base + 0.3 * rng.normal(size=(n, 3))])[:, :p]

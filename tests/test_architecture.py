@@ -6,6 +6,7 @@ These are the rules of the contributor's guide (``chapters/contributing.md``), c
   as a report at the end of a run that includes this file (``tests/conftest.py``), not
   capped; no function takes more than 8 positional parameters;
 * a leading underscore means private to its module (or subpackage);
+* every ``MICROAGG_*`` switch is listed in ``microagg/_env.py``;
 * no module shadowed by a function, no ``importlib`` detours to reach one;
 * the method names are written down once (``microagg/_methods.py``);
 * every public function takes its options (parameters with defaults, after the data and
@@ -208,3 +209,18 @@ def test_at_most_eight_positional_parameters():
                     many.append(f"{name} ({count})")
     assert not many, f"functions with more than 8 positional parameters: {many}"
 
+
+def test_every_environment_switch_is_listed_once():
+    """``microagg/_env.py`` lists every ``MICROAGG_*`` switch; the README documents each."""
+    from microagg._env import SWITCHES, TEST_SWITCHES
+
+    files = [*SOURCES, *ROOT.glob("tests/**/*.py"), *ROOT.glob("tools/*"), ROOT / "Makefile"]
+    used = set()
+    for path in files:
+        if path.is_file():
+            used |= set(re.findall(r"\bMICROAGG_[A-Z0-9_]*[A-Z0-9]\b", path.read_text()))
+    missing = sorted(used - set(SWITCHES) - set(TEST_SWITCHES))
+    assert not missing, f"switches not listed in microagg/_env.py: {missing}"
+    readme = (ROOT / "README.md").read_text()
+    undocumented = [name for name in SWITCHES if name not in readme]
+    assert not undocumented, f"switches the README does not document: {undocumented}"

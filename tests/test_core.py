@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import random_k_partition
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -200,17 +201,6 @@ def data_and_partition(draw, max_n: int = 30, max_p: int = 4, min_k: int = 1):
     return X, random_k_partition(n, k, np.random.default_rng(seed)), k
 
 
-def random_k_partition(n: int, k: int, rng: np.random.Generator) -> np.ndarray:
-    """A random k-partition of n records: random group sizes >= k, random members."""
-    sizes = []
-    left = n
-    while left >= 2 * k:
-        s = int(rng.integers(k, left - k + 1))
-        sizes.append(s)
-        left -= s
-    sizes.append(left)
-    labels = np.repeat(np.arange(len(sizes)), sizes)
-    return labels[rng.permutation(n)]
 
 
 @settings(max_examples=60, deadline=None)

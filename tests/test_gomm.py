@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import GOMM_SMALL as SMALL
+from helpers import correlated_blocks
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,14 +13,7 @@ import microagg
 from microagg import _gomm_eval, _gomm_ops, k_anonymity_level, mdav, score_breakdown, score_grouping  # noqa: E402  # noqa: E402
 from microagg.reproductions import gomm_data  # noqa: E402
 
-# reduced settings for the tests (the paper's are 200 / 100 / 25 / 10)
-SMALL = {"population": 20, "generations": 8, "crossovers": 4, "mutations_per_operator": 2}
-
-
-def _data(n=90, p=6, seed=0):
-    rng = np.random.default_rng(seed)
-    base = rng.normal(size=(n, 3))
-    return np.hstack([base, base + 0.3 * rng.normal(size=(n, 3))])[:, :p]
+_data = correlated_blocks
 
 
 # --------------------------------------------------------------------------------------

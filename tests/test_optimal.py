@@ -16,6 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from helpers import random_k_partition
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -77,17 +78,6 @@ def brute_force_partition(X: np.ndarray, k: int) -> tuple[float, np.ndarray]:
     return float(best[0]), labels
 
 
-def random_k_partition(n: int, k: int, rng: np.random.Generator) -> np.ndarray:
-    """A random k-partition of n records: random group sizes >= k, random members."""
-    sizes = []
-    left = n
-    while left >= 2 * k:
-        s = int(rng.integers(k, left - k + 1))
-        sizes.append(s)
-        left -= s
-    sizes.append(left)
-    labels = np.repeat(np.arange(len(sizes)), sizes)
-    return labels[rng.permutation(n)]
 
 
 def test_oracle_on_a_hand_example():

@@ -9,19 +9,14 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import numpy as np  # noqa: E402
+from helpers import GOMM_SMALL as SMALL
+from helpers import correlated_blocks
 from matplotlib.figure import Figure  # noqa: E402
 
 import microagg as ma  # noqa: E402
 from microagg import views  # noqa: E402
 
-SMALL = {"population": 20, "generations": 8, "crossovers": 4, "mutations_per_operator": 2}
-
-
-def _data(n=90, p=6, seed=0):
-    rng = np.random.default_rng(seed)
-    base = rng.normal(size=(n, 3))
-    return np.hstack([base, base + 0.3 * rng.normal(size=(n, 3))])[:, :p]
+_data = correlated_blocks
 
 
 def test_chapter6_views_return_figures():

@@ -1,4 +1,4 @@
-"""The claims chapters 2 and 3 make in their prose, checked outside the notebooks.
+"""The claims the MDAV and V-MDAV chapters make in their prose, checked outside the notebooks.
 
 Each test mirrors an ``assert`` cell of ``chapters/mdav.md`` or
 ``chapters/vmdav.md``, so that a change in the algorithms, the data handling or

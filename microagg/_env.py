@@ -1,0 +1,52 @@
+"""Every ``MICROAGG_*`` environment switch, with its meaning: the one list.
+
+The modules that read a switch name it where they read it; this list is what ``microagg
+info`` prints and the README documents, and ``tests/test_architecture.py`` checks that
+every ``MICROAGG_*`` name used in ``microagg/``, ``tools/`` and ``tests/`` is here.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["SWITCHES", "TEST_SWITCHES", "switch_values"]
+
+#: Switches the package reads: name -> meaning.
+SWITCHES = {
+    "MICROAGG_DATA": "folder holding the reference data files (default: the checkout's "
+                     "data/raw, else the download cache)",
+    "MICROAGG_CACHE": "download cache folder (default: the platform's cache folder)",
+    "MICROAGG_DATA_URL": "another base URL to download the reference data files from",
+    "MICROAGG_OFFLINE": "1: never download a data file (the tests set it)",
+    "MICROAGG_PUBLISHED": "folder of the papers' published tables (default: the package's "
+                          "_published)",
+    "MICROAGG_DISABLE_NUMBA": "1: run without numba (plain Python/numpy), same results",
+    "MICROAGG_QUICK": "1: the heaviest reproductions at reduced settings (nbval's quick check "
+                      "only)",
+    "MICROAGG_REPRODUCTION_CACHE": "folder where the book build caches reproduced tables",
+    "MICROAGG_STATIC_EXPLORERS": "1: explorers render for a static page (set by the book "
+                                 "build)",
+}
+#: Switches only the tests and tools read: name -> meaning.
+TEST_SWITCHES = {
+    "MICROAGG_SLOW": "1: also run the tests marked slow (as pytest -m slow)",
+    "MICROAGG_CHROMIUM": "the Chromium binary of the browser tests (default: found on PATH)",
+    "MICROAGG_PHASE1_LOGS": "folder of make test's phase-1 logs (nbval and the book build)",
+    "MICROAGG_ASSIGNMENTS_OUT": "where make test builds the course assignments",
+    "MICROAGG_SEEDS": "folder of the papers (default: ../shared/seeds)",
+}
+
+
+def switch_values() -> list[tuple[str, str, str]]:
+    """``(name, value or "(unset)", meaning)`` for every package switch.
+
+    Book: :ref:`page-contributing`.
+
+    Examples
+    --------
+    >>> rows = switch_values()
+    >>> rows[0][0], len(rows) == len(SWITCHES)
+    ('MICROAGG_DATA', True)
+    """
+    return [(name, os.environ.get(name, "(unset)"), meaning)
+            for name, meaning in SWITCHES.items()]

@@ -194,12 +194,8 @@ def _bucket_bounds(dt, uq, R, directional):  # type: ignore[no-untyped-def]
     is :math:`\cos\theta\cos\alpha - \sin\theta\sin\alpha` (or -1), lowered by ``cm``.
     One pass without branches over all buckets (it vectorises).
     """
-    f = dt.f
-    wT = dt.wT
-    ca = dt.ca
-    sa = dt.sa
-    rel = dt.rel
-    cm = dt.cm
+    f, wT, ca, sa, rel, cm = dt.f, dt.wT, dt.ca, dt.sa, dt.rel, dt.cm
+    cbs, rhi, rlo, head, end = dt.cbs, dt.rhi, dt.rlo, dt.head, dt.end
     nb = f.size
     f[:] = 0.0
     if directional:
@@ -211,9 +207,9 @@ def _bucket_bounds(dt, uq, R, directional):  # type: ignore[no-untyped-def]
         ct = min(1.0, max(-1.0, f[b]))
         cb = ct * ca[b] - np.sqrt(max(0.0, 1.0 - ct * ct)) * sa[b] - cm
         cb = -1.0 if (ct <= -ca[b] or not directional) else max(-1.0, cb)
-        dt.cbs[b] = cb
-        top = max(_cone_bound(dt.rhi[b], R, cb, rel), _cone_bound(dt.rlo[b], R, cb, rel))
-        f[b] = top if dt.head[b] < dt.end[b] else -1.0
+        cbs[b] = cb
+        top = max(_cone_bound(rhi[b], R, cb, rel), _cone_bound(rlo[b], R, cb, rel))
+        f[b] = top if head[b] < end[b] else -1.0
 
 
 @njit(inline="always")
@@ -223,8 +219,7 @@ def _scan_bucket(dt, X, b, q, R, best, best_i, T):  # type: ignore[no-untyped-de
     A record is skipped if its cone bound, or its code bound (``T``, an
     ``upper_table``), is below ``best``: it can neither win nor tie.
     """
-    rel = dt.rel
-    rr = dt.rr
+    rel, rr, codes, ids = dt.rel, dt.rr, dt.codes, dt.ids
     cb = dt.cbs[b]
     f_low = _cone_bound(dt.rlo[b], R, cb, rel)
     for a in range(dt.head[b], dt.end[b]):
@@ -232,9 +227,9 @@ def _scan_bucket(dt, X, b, q, R, best, best_i, T):  # type: ignore[no-untyped-de
             if f_low < best:  # convex in r: no later (smaller) radius can reach best
                 break
             continue
-        if code_sum(T, dt.codes, a) < best:
+        if code_sum(T, codes, a) < best:
             continue
-        i = dt.ids[a]
+        i = ids[a]
         s = sqdist_row(X, i, q)
         if s > best or (s == best and i < best_i):
             best = s

@@ -219,15 +219,15 @@ def _boxes_gap(edges, cbox, node, gbox, p):  # type: ignore[no-untyped-def]
 
 
 @njit(inline="always")
-def _push_children(ws, sp, node, bl, br, minid):  # type: ignore[no-untyped-def]
+def _push_children(stack_n, stack_b, sp, node, bl, br, minid):  # type: ignore[no-untyped-def]
     """Push the children of ``node`` (bounds ``bl``, ``br``), the nearer one on top; returns
     the new stack size."""
     c = 2 * node + 1
     near_left = bl < br or (bl == br and minid[c] <= minid[c + 1])
-    ws.stack_n[sp] = c if not near_left else c + 1
-    ws.stack_b[sp] = bl if not near_left else br
-    ws.stack_n[sp + 1] = c if near_left else c + 1
-    ws.stack_b[sp + 1] = bl if near_left else br
+    stack_n[sp] = c if not near_left else c + 1
+    stack_b[sp] = bl if not near_left else br
+    stack_n[sp + 1] = c if near_left else c + 1
+    stack_b[sp + 1] = bl if near_left else br
     return sp + 2
 
 
@@ -242,33 +242,35 @@ def knn(kd, X, q, size, skip, heap_d, heap_i, ws):  # type: ignore[no-untyped-de
     """
     if size <= 0:
         return 0
-    T = ws.T
-    cnt = kd.cnt
-    minid = kd.minid
-    gap_tables(ws.edges, q, ws.TL, ws.TH, T)
+    # (fields read once into locals: each read of an array field inside the loop would
+    # cost numba a reference count update)
+    ids, codes, cbox, cnt, minid, first_leaf, start = (kd.ids, kd.codes, kd.cbox, kd.cnt,
+                                                       kd.minid, kd.first_leaf, kd.start)
+    stack_n, stack_b, TL, TH, T = ws.stack_n, ws.stack_b, ws.TL, ws.TH, ws.T
+    gap_tables(ws.edges, q, TL, TH, T)
     count = 0
-    ws.stack_n[0] = 0
-    ws.stack_b[0] = 0.0
+    stack_n[0] = 0
+    stack_b[0] = 0.0
     sp = 1
     while sp > 0:
         sp -= 1
-        node = ws.stack_n[sp]
-        b = ws.stack_b[sp]
+        node = stack_n[sp]
+        b = stack_b[sp]
         if cnt[node] == 0:
             continue
         if count == size and (b > heap_d[0] or (b >= heap_d[0] and minid[node] > heap_i[0])):
             continue
-        if node >= kd.first_leaf:
-            for a in range(kd.start[node], kd.start[node] + cnt[node]):
-                if count == size and code_sum(T, kd.codes, a) > heap_d[0]:
+        if node >= first_leaf:
+            for a in range(start[node], start[node] + cnt[node]):
+                if count == size and code_sum(T, codes, a) > heap_d[0]:
                     continue
-                i = kd.ids[a]
+                i = ids[a]
                 if i != skip:
                     count = offer(heap_d, heap_i, count, size, sqdist_row(X, i, q), i)
             continue
         c = 2 * node + 1
-        sp = _push_children(ws, sp, node, _cbox_gap(ws.TL, ws.TH, kd.cbox, c),
-                            _cbox_gap(ws.TL, ws.TH, kd.cbox, c + 1), minid)
+        sp = _push_children(stack_n, stack_b, sp, node, _cbox_gap(TL, TH, cbox, c),
+                            _cbox_gap(TL, TH, cbox, c + 1), minid)
     sort_pairs(heap_d, heap_i, count)
     return count
 
@@ -284,10 +286,9 @@ def nearest_to_set(kd, X, members, size, gbox, ws):  # type: ignore[no-untyped-d
     the smallest of the members' cell tables (both lower bounds on every
     member-record distance, computed with monotone rounding).
     """
-    edges = ws.edges
-    T = ws.T
-    cnt = kd.cnt
-    minid = kd.minid
+    ids, codes, cbox, cnt, minid, first_leaf, start = (kd.ids, kd.codes, kd.cbox, kd.cnt,
+                                                       kd.minid, kd.first_leaf, kd.start)
+    stack_n, stack_b, edges, T = ws.stack_n, ws.stack_b, ws.edges, ws.T
     p = X.shape[1]
     for j in range(p):
         gbox[j] = np.inf
@@ -305,20 +306,20 @@ def nearest_to_set(kd, X, members, size, gbox, ws):  # type: ignore[no-untyped-d
                 T[j, cell] = min(T[j, cell], t * t)
     best = np.inf
     best_i = -1
-    ws.stack_n[0] = 0
-    ws.stack_b[0] = 0.0
+    stack_n[0] = 0
+    stack_b[0] = 0.0
     sp = 1
     while sp > 0:
         sp -= 1
-        node = ws.stack_n[sp]
-        b = ws.stack_b[sp]
+        node = stack_n[sp]
+        b = stack_b[sp]
         if cnt[node] == 0 or b > best or (b >= best and minid[node] > best_i):
             continue
-        if node >= kd.first_leaf:
-            for a in range(kd.start[node], kd.start[node] + cnt[node]):
-                if code_sum(T, kd.codes, a) > best:
+        if node >= first_leaf:
+            for a in range(start[node], start[node] + cnt[node]):
+                if code_sum(T, codes, a) > best:
                     continue
-                i = kd.ids[a]
+                i = ids[a]
                 s = sqdist_row(X, i, X[members[0]])
                 for t in range(1, size):
                     s = min(s, sqdist_row(X, i, X[members[t]]))
@@ -327,6 +328,6 @@ def nearest_to_set(kd, X, members, size, gbox, ws):  # type: ignore[no-untyped-d
                     best_i = i
             continue
         c = 2 * node + 1
-        sp = _push_children(ws, sp, node, _boxes_gap(edges, kd.cbox, c, gbox, p),
-                            _boxes_gap(edges, kd.cbox, c + 1, gbox, p), minid)
+        sp = _push_children(stack_n, stack_b, sp, node, _boxes_gap(edges, cbox, c, gbox, p),
+                            _boxes_gap(edges, cbox, c + 1, gbox, p), minid)
     return best, best_i

@@ -157,10 +157,8 @@ def _cones(X, rows, m, leaf_size, cm):  # type: ignore[no-untyped-def]
 @njit
 def remove(dt, i):  # type: ignore[no-untyped-def]
     """Remove record ``i`` (input index), keeping its bucket sorted by radius."""
-    ids = dt.ids
-    rr = dt.rr
-    codes = dt.codes
-    a = dt.pos[i]
+    ids, rr, codes, pos = dt.ids, dt.rr, dt.codes, dt.pos  # (locals: no refcounts in the loop)
+    a = pos[i]
     b = dt.bucket_of[a]
     h = dt.head[b]
     for t in range(a, h, -1):  # the records above the gap move down by one
@@ -168,8 +166,8 @@ def remove(dt, i):  # type: ignore[no-untyped-def]
         ids[t] = moved
         rr[t] = rr[t - 1]
         codes[t] = codes[t - 1]
-        dt.pos[moved] = t
-    dt.pos[i] = -1
+        pos[moved] = t
+    pos[i] = -1
     dt.head[b] = h + 1
     dt.rhi[b] = rr[h + 1] if h + 1 < dt.end[b] else -1.0
 

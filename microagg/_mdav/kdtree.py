@@ -164,19 +164,20 @@ def build(X, codes, rows, m, leaf_size):  # type: ignore[no-untyped-def]
 @njit
 def remove(kd, i):  # type: ignore[no-untyped-def]
     """Remove record ``i`` (input index): the leaf's last record fills the gap."""
-    a = kd.pos[i]
+    ids, pos, codes, cnt = kd.ids, kd.pos, kd.codes, kd.cnt  # (locals: no refcounts in the loop)
+    a = pos[i]
     leaf = kd.leaf_of[a]
-    last = kd.start[leaf] + kd.cnt[leaf] - 1
+    last = kd.start[leaf] + cnt[leaf] - 1
     if a != last:
-        moved = kd.ids[last]
-        kd.ids[a] = moved
-        kd.codes[a] = kd.codes[last]
-        kd.pos[moved] = a
-    kd.ids[last] = i
-    kd.pos[i] = -1
+        moved = ids[last]
+        ids[a] = moved
+        codes[a] = codes[last]
+        pos[moved] = a
+    ids[last] = i
+    pos[i] = -1
     node = leaf
     while True:
-        kd.cnt[node] -= 1
+        cnt[node] -= 1
         if node == 0:
             break
         node = (node - 1) // 2

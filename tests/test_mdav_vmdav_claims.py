@@ -17,17 +17,17 @@ from microagg import datasets, published, reproductions, teaching
 from microagg.reference import mdav_reference
 
 # --------------------------------------------------------------------------------------
-# Chapter 2: MDAV
+# The MDAV chapter (chapters/mdav.md)
 # --------------------------------------------------------------------------------------
 
 
-def test_ch2_step_by_step_example_group_sizes():
+def test_mdav_step_by_step_example_group_sizes():
     X = np.asarray(ma.standardize(datasets.scattered(20, seed=3)))
     lab = ma.mdav(X, 3)
     assert sorted(ma.group_sizes(lab).tolist()) == [3, 3, 3, 3, 3, 5]
 
 
-def test_ch2_exercise_2_1_by_hand():
+def test_mdav_exercise_mdav_by_hand():
     x = np.array([0, 1, 2, 10, 11, 12, 13, 30, 31.0])[:, None]
     lab = ma.mdav(x, 3)
     groups = sorted(sorted(x[lab == g, 0].tolist()) for g in np.unique(lab))
@@ -42,14 +42,14 @@ def readings() -> pd.DataFrame:
 
 
 @pytest.mark.data
-def test_ch2_fast_equals_reference_on_census():
+def test_mdav_fast_equals_reference_on_census():
     Z = datasets.standardized("census")
     for k in (3, 7):
         assert np.array_equal(ma.mdav(Z, k), mdav_reference(Z, k))
 
 
 @pytest.mark.data
-def test_ch2_mdav_reproduces_ivmdav_table1():
+def test_mdav_mdav_reproduces_ivmdav_table1():
     t = reproductions.ivmdav_table1(methods=("mdav",))
     assert len(t) == 24  # 3 data sets x 4 k x (SSE, IL)
     assert t["match"].all()
@@ -57,7 +57,7 @@ def test_ch2_mdav_reproduces_ivmdav_table1():
 
 
 @pytest.mark.data
-def test_ch2_two_papers_two_mdavs(readings):
+def test_mdav_two_papers_two_mdavs(readings):
     r = readings
     gap_papers = (r["ivmdav_paper"] - r["vmdav_paper"]).abs()
     gap_survey = (r["vmdav_paper"] - r["mdav"]).abs()
@@ -73,14 +73,14 @@ def test_ch2_two_papers_two_mdavs(readings):
 
 
 @pytest.mark.data
-def test_ch2_fixed_centroid_neither_better_nor_worse(readings):
+def test_mdav_fixed_centroid_neither_better_nor_worse(readings):
     r = readings
     wins = (r["vmdav_gamma0"] < r["mdav"]).groupby(r["dataset"]).sum()
     assert wins.to_dict() == {"census": 3, "eia": 1, "tarragona": 0}
 
 
 @pytest.mark.data
-def test_ch2_microaggregate_tarragona():
+def test_mdav_microaggregate_tarragona():
     df = datasets.load("tarragona")
     out, info = ma.microaggregate(df, k=3, return_info=True)
     assert out.shape == df.shape and list(out.columns) == list(df.columns)
@@ -91,13 +91,13 @@ def test_ch2_microaggregate_tarragona():
 
 
 # --------------------------------------------------------------------------------------
-# Chapter 3: V-MDAV
+# The V-MDAV chapter (chapters/vmdav.md)
 # --------------------------------------------------------------------------------------
 
 SYNTHETIC = ("synthetic1", "synthetic2", "synthetic3")
 
 
-def test_ch3_example1_vmdav_finds_optimum():
+def test_vmdav_example1_vmdav_finds_optimum():
     X = datasets.vmdav_example()
     opt = ma.sse(X, ma.optimal_partition(X, 3))
     assert np.isclose(ma.sse(X, ma.vmdav(X, 3, gamma=0.2)), opt)
@@ -111,7 +111,7 @@ def test_ch3_example1_vmdav_finds_optimum():
     assert np.flatnonzero(lab == lab[3]).tolist() == [3, 4, 5]
 
 
-def test_ch3_zoom_effect_on_clustered_2d():
+def test_vmdav_zoom_effect_on_clustered_2d():
     from microagg import views
 
     X = views.two_d_data("clustered 2-D")
@@ -121,7 +121,7 @@ def test_ch3_zoom_effect_on_clustered_2d():
     assert il[6][1] > il[6][0]
 
 
-def test_ch3_synthetic_presets_are_seeded_and_sized():
+def test_vmdav_synthetic_presets_are_seeded_and_sized():
     for name, (n, p) in zip(SYNTHETIC, [(400, 10), (500, 10), (500, 10)], strict=True):
         X = datasets.synthetic_clustered(like=name)
         assert X.shape == (n, p)
@@ -138,7 +138,7 @@ def vmdav_t1() -> pd.DataFrame:
 
 
 @pytest.mark.data
-def test_ch3_vmdav_table1_real_rows(vmdav_t1):
+def test_vmdav_vmdav_table1_real_rows(vmdav_t1):
     t = vmdav_t1
     v = t[(t["method"] == "vmdav") & ~t["dataset"].str.startswith("synthetic")]
     v = v.set_index(["dataset", "k"])
@@ -149,7 +149,7 @@ def test_ch3_vmdav_table1_real_rows(vmdav_t1):
 
 
 @pytest.mark.data
-def test_ch3_synthetic_recreations_show_the_papers_picture(vmdav_t1):
+def test_vmdav_synthetic_recreations_show_the_papers_picture(vmdav_t1):
     t = vmdav_t1
     syn = t[t["dataset"].str.startswith("synthetic")].pivot_table(
         index=["dataset", "k"], columns="method", values=["ours", "published"])
@@ -161,14 +161,14 @@ def test_ch3_synthetic_recreations_show_the_papers_picture(vmdav_t1):
 
 
 @pytest.mark.data
-def test_ch3_census_gamma_02_never_grows_a_group():
+def test_vmdav_census_gamma_02_never_grows_a_group():
     Z = datasets.standardized("census")
     for k in (3, 4, 5, 10):
         assert np.array_equal(ma.vmdav(Z, k, gamma=0.2), ma.vmdav(Z, k, gamma=0.0))
 
 
 @pytest.mark.data
-def test_ch3_ivmdav_table1_vmdav_row():
+def test_vmdav_ivmdav_table1_vmdav_row():
     t = reproductions.ivmdav_table1(methods=("vmdav",))
     s = t[t["metric"] == "SSE"].set_index(["dataset", "k"])
     assert sorted(s.index[s["match"]].tolist()) == [
@@ -179,7 +179,7 @@ def test_ch3_ivmdav_table1_vmdav_row():
 
 @pytest.mark.data
 @pytest.mark.parametrize("k", [3, 4, 5, 10])
-def test_ch3_tie_breaking_and_leftover_rule_on_tarragona(k):
+def test_vmdav_tie_breaking_and_leftover_rule_on_tarragona(k):
     Z = datasets.standardized("tarragona")
     base = ma.information_loss(Z, ma.vmdav(Z, k, gamma=0.2))
     for seed in (0, 1):
@@ -192,7 +192,7 @@ def test_ch3_tie_breaking_and_leftover_rule_on_tarragona(k):
 
 
 @pytest.mark.data
-def test_ch3_gamma_lessons():
+def test_vmdav_gamma_lessons():
     gammas = [0.0, 0.2, 0.7, 1.5]
     for name in ("census", "tarragona"):
         il = teaching.gamma_sweep(datasets.standardized(name), 3, gammas).set_index("gamma")["IL"]
@@ -209,7 +209,7 @@ def test_ch3_gamma_lessons():
 
 
 @pytest.mark.data
-def test_ch3_exercise_3_5_eia_gamma_045_hits_both_printed_cells():
+def test_vmdav_exercise_eia_gamma_045_hits_both_printed_cells():
     Z = datasets.standardized("eia")
     for k in (3, 4):
         target = published.value("vmdav", 1, "eia", "vmdav", k, "IL")
@@ -223,7 +223,7 @@ def test_ch3_exercise_3_5_eia_gamma_045_hits_both_printed_cells():
 
 
 @pytest.mark.data
-def test_ch2_exercise_2_3_edge_groups_carry_the_sse():
+def test_mdav_exercise_edge_groups_carry_the_sse():
     share = {}
     for name in ("census", "tarragona", "eia"):
         Z = datasets.standardized(name)

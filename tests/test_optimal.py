@@ -491,14 +491,14 @@ def test_public_names():
 
 
 # --------------------------------------------------------------------------------------
-# chapter 1 views and plotting helpers (no browser needed)
+# the foundations chapter's views and plotting helpers (no browser needed)
 # --------------------------------------------------------------------------------------
 
 # --------------------------------------------------------------------------------------
-# claims made in chapter 1 (chapters/foundations.md), mirrored here
+# claims made in the foundations chapter (chapters/foundations.md), mirrored here
 # --------------------------------------------------------------------------------------
 
-def test_chapter1_exercise1_numbers():
+def test_foundations_exercise_graph_by_hand_numbers():
     x = np.array([1, 3, 4, 9, 10, 12], dtype=float)
     labels = optimal_univariate(x, 2)
     assert labels.tolist() == [0, 0, 0, 1, 1, 1]  # 3 + 3 beats 2 + 2 + 2
@@ -509,12 +509,12 @@ def test_chapter1_exercise1_numbers():
 
 
 @pytest.mark.parametrize("n, k", [(9, 2), (20, 3), (50, 5), (11, 6), (100, 1)])
-def test_chapter1_number_of_arcs(n, k):
+def test_foundations_number_of_arcs(n, k):
     arcs = optimal.univariate_graph(np.arange(float(n)), k).arcs
     assert len(arcs) == k * (n + 1) - k * (3 * k - 1) // 2
 
 
-def test_chapter1_splitting_never_increases_sse():
+def test_foundations_splitting_never_increases_sse():
     rng = np.random.default_rng(0)
     for _ in range(200):
         G = rng.normal(size=(6, 2))
@@ -526,7 +526,7 @@ def test_chapter1_splitting_never_increases_sse():
 
 
 @pytest.mark.data
-def test_chapter1_individual_ranking_leaves_rows_unique_mdav_does_not():
+def test_foundations_individual_ranking_leaves_rows_unique_mdav_does_not():
     Z = ma.standardize(ma.datasets.load("census"))
     ir = np.column_stack([ma.aggregate(Z[[c]], optimal_univariate(Z[c], 3)) for c in Z.columns])
     ir_il = 100 * float(((Z.to_numpy() - ir) ** 2).sum()) / ma.sst(Z)

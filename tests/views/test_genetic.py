@@ -17,7 +17,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from microagg import views  # noqa: E402
 
 
-def test_chapter5_views_return_figures() -> None:
+def test_genetic_views_return_figures() -> None:
     fig = views.ga_view(iterations=30)
     assert isinstance(fig, Figure) and len(fig.axes) == 2
     line = fig.axes[1].lines[0].get_ydata()

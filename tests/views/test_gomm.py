@@ -19,7 +19,7 @@ from microagg import views  # noqa: E402
 _data = correlated_blocks
 
 
-def test_chapter6_views_return_figures():
+def test_gomm_views_return_figures():
     X = _data(seed=8)
     runs = {k: ma.gomm(X, k, **SMALL, seed=0, progress=False) for k in (3, 6)}
     assert isinstance(views.gomm_encoding_view(p=6, seed=1), Figure)

@@ -52,7 +52,7 @@ def test_univariate_view_and_plot_helpers():
     assert len(views.group_colors(25)) == 25
 
 
-def test_chapter1_explorer_default_record_9():
+def test_partitions_explorer_default_record_9():
     from microagg.views import small_points as _ch1_points  # noqa: N813
 
     X = _ch1_points(12, seed=2)

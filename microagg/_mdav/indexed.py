@@ -80,8 +80,7 @@ def _close_group(run, members, size, g):  # type: ignore[no-untyped-def]
 
     The same subtractions, in the same order, as the loops' ``_remove``.
     """
-    X = run.X
-    total = run.total
+    X, total, labels = run.X, run.total, run.labels
     for i in range(1, size):
         t = members[i]
         j = i
@@ -90,7 +89,7 @@ def _close_group(run, members, size, g):  # type: ignore[no-untyped-def]
             j -= 1
         members[j] = t
     for i in range(size):
-        run.labels[members[i]] = g
+        labels[members[i]] = g
         for j in range(X.shape[1]):
             total[j] -= X[members[i], j]
 
@@ -113,13 +112,13 @@ def _take(kd, dt, members, count):  # type: ignore[no-untyped-def]
 @njit
 def _farthest_from_centroid(run, dt, m):  # type: ignore[no-untyped-def]
     """The record farthest from the centroid ``total / m`` (computed as the loops do)."""
-    c = run.ws.cvec
+    c, total = run.ws.cvec, run.total
     for j in range(c.size):
-        c[j] = run.total[j] / m
+        c[j] = total[j] / m
     return buckets.farthest(dt, run.X, c, run.ws)[0]
 
 
-@njit
+@njit(inline="always")
 def _group_around(run, kd, r, size, out, dist):  # type: ignore[no-untyped-def]
     """Record ``r`` and its ``size - 1`` nearest unassigned records, into ``out``; returns
     how many. ``dist`` receives their squared distances to ``r`` (0 for ``r``)."""
@@ -145,9 +144,10 @@ def _last_groups(run, kd, dt, m, g, out, dist):  # type: ignore[no-untyped-def]
     if m >= 2 * run.k:
         m -= _one_group(run, kd, dt, _farthest_from_centroid(run, dt, m), g, out, dist)
         g += 1
-    rest = kdtree.alive_rows(kd, run.rows)
+    rows, labels = run.rows, run.labels
+    rest = kdtree.alive_rows(kd, rows)
     for i in range(rest):
-        run.labels[run.rows[i]] = g
+        labels[rows[i]] = g
     return m, g, True
 
 
@@ -218,10 +218,8 @@ def _vmdav_phase(run, gamma, order, done, counters, work):  # type: ignore[no-un
     """V-MDAV's rounds on a kd-tree over ``rows[:m]``; as :func:`_mdav_phase`.
     ``counters`` is ``(m, g, at)``, ``at`` the position reached in ``order``.
     Returns ``(m, g, at, finished)``."""
-    X = run.X
-    k = run.k
-    ws = run.ws
-    members = work.members
+    X, k, ws, labels = run.X, run.k, run.ws, run.labels
+    members, dist, one_d, one_i, gbox = work.members, work.dist, work.one_d, work.one_i, work.gbox
     m, g, at = counters
     kd = kdtree.build(X, run.codes, run.rows, m, run.leaves.kd)
     built = m
@@ -231,15 +229,15 @@ def _vmdav_phase(run, gamma, order, done, counters, work):  # type: ignore[no-un
             return m, g, at, False
         while done[order[at]]:
             at += 1
-        size = _group_around(run, kd, order[at], k, members, work.dist)
+        size = _group_around(run, kd, order[at], k, members, dist)
         for i in range(size):
             done[members[i]] = True
             kdtree.remove(kd, members[i])
         while size < 2 * k - 1 and size < m:
-            d2, e_min = kdtree.nearest_to_set(kd, X, members, size, work.gbox, ws)
+            d2, e_min = kdtree.nearest_to_set(kd, X, members, size, gbox, ws)
             d_in = np.sqrt(d2)
-            found = kdtree.knn(kd, X, X[e_min], 1, e_min, work.one_d, work.one_i, ws)
-            d_out = np.sqrt(work.one_d[0] if found else np.inf)
+            found = kdtree.knn(kd, X, X[e_min], 1, e_min, one_d, one_i, ws)
+            d_out = np.sqrt(one_d[0] if found else np.inf)
             if not d_in < gamma * d_out:  # Eq. (5)
                 break
             members[size] = e_min
@@ -247,7 +245,7 @@ def _vmdav_phase(run, gamma, order, done, counters, work):  # type: ignore[no-un
             done[e_min] = True
             kdtree.remove(kd, e_min)
         for i in range(size):
-            run.labels[members[i]] = g
+            labels[members[i]] = g
         m -= size
         g += 1
     return m, g, at, True
@@ -284,9 +282,7 @@ def _ivmdav_phase(run, test, m, g, work):  # type: ignore[no-untyped-def]
     k = run.k
     ws = run.ws
     gamma, n_candidates, self_neighbour = test
-    ys = work.ys
-    d_ys = work.d_ys
-    members = work.members
+    ys, d_ys, members, heap_d, heap_i = work.ys, work.d_ys, work.members, work.heap_d, work.heap_i
     kd, dt = _build(run, m)
     built = m
     need = k - 1 if self_neighbour else k  # with z_1 = y itself, z_k is the (k-1)-th other
@@ -307,8 +303,8 @@ def _ivmdav_phase(run, test, m, g, work):  # type: ignore[no-untyped-def]
                 continue
             y = ys[i]
             # d_2: distance from y to z_k, its need-th nearest record outside the group
-            found = kdtree.knn(kd, X, X[y], need, y, work.heap_d, work.heap_i, ws)
-            d2 = np.sqrt(work.heap_d[need - 1] if found == need else np.inf)
+            found = kdtree.knn(kd, X, X[y], need, y, heap_d, heap_i, ws)
+            d2 = np.sqrt(heap_d[need - 1] if found == need else np.inf)
             if d2 < np.inf and d2 > gamma * np.sqrt(d_ys[i]):  # d_2 > gamma d_1
                 _take(kd, dt, ys[i:], 1)
                 members[size] = y

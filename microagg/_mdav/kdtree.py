@@ -186,10 +186,11 @@ def remove(kd, i):  # type: ignore[no-untyped-def]
 @njit
 def alive_rows(kd, rows):  # type: ignore[no-untyped-def]
     """Input indices of the records still unassigned, into ``rows``; returns their number."""
+    ids, cnt, start = kd.ids, kd.cnt, kd.start  # (locals: no reference counts in the loop)
     m = 0
-    for leaf in range(kd.first_leaf, kd.cnt.size):
-        for a in range(kd.start[leaf], kd.start[leaf] + kd.cnt[leaf]):
-            rows[m] = kd.ids[a]
+    for leaf in range(kd.first_leaf, cnt.size):
+        for a in range(start[leaf], start[leaf] + cnt[leaf]):
+            rows[m] = ids[a]
             m += 1
     return m
 

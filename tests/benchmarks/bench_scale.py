@@ -22,15 +22,34 @@ For every data kind x p x n x method, one row, every number measured in this run
 Data: Gaussian (``standard_normal``) or clustered (:func:`microagg.datasets.synthetic_clustered`,
 clusters of 3-5 records), fixed seed, k = 3 (``--k``). CPU time is less affected than
 wall-clock time by other jobs on a shared machine; both are printed.
+
+Before and after a change (``--baseline``): the same measurements on this checkout and on
+another one (for example the old commit in a ``git worktree``), in one run::
+
+    git worktree add ../base main --detach
+    .venv/bin/python tests/benchmarks/bench_scale.py --baseline ../base --sizes 10000,100000
+
+Each round runs one fresh process per checkout (the other checkout's ``microagg`` first on
+``PYTHONPATH``; kernels loaded before timing), the two in alternating order; each process
+times every method x n once on the indexed engine, and on the loops up to ``--loops-max``.
+After ``--rounds`` rounds, one row per method x n x engine: the median CPU seconds of
+each checkout and their ratio (this / baseline), with the spread of the per-round ratios.
+The labels of the two checkouts are compared too (hash of each run's labels).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
+import os
+import statistics
+import subprocess
 import sys
 import time
 import tracemalloc
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -99,6 +118,77 @@ def measure(kind: str, p: int, n: int, name: str, args: argparse.Namespace) -> l
     return [kind, str(p), name, f"{n:,}", f"{t_idx:.3f}", f"{c_idx:.3f}", *loops, mem, same]
 
 
+def child(args: argparse.Namespace, sizes: list[int]) -> int:
+    """One process of a ``--baseline`` round: CPU seconds (and a label hash) per
+    method x n x engine, as one JSON object on stdout."""
+    for f in METHODS.values():  # load (or compile) the kernels before timing
+        for engine in ("indexed", "loops"):
+            f(make_data("gaussian", 300, 3), 3, engine=engine)
+    out = {}
+    for kind in args.data:
+        for p in args.p:
+            for n in sizes:
+                X = make_data(kind, n, p)
+                for name in args.methods:
+                    for engine in ("indexed", "loops") if n <= args.loops_max else ("indexed",):
+                        c0 = time.process_time()
+                        labels = METHODS[name](X, args.k, engine=engine)
+                        cpu = time.process_time() - c0
+                        digest = hashlib.sha256(labels.astype("<i8").tobytes()).hexdigest()
+                        out[f"{kind}|{p}|{n}|{name}|{engine}"] = [cpu, digest[:16]]
+    print(json.dumps({"microagg": ma.__file__, "times": out}))
+    return 0
+
+
+def against(args: argparse.Namespace, argv: list[str]) -> int:
+    """``--baseline``: alternate fresh processes of this checkout and the baseline."""
+    here = Path(__file__).resolve().parents[2]
+    base = Path(args.baseline).resolve()
+    if not (base / "microagg" / "__init__.py").is_file():
+        sys.exit(f"--baseline {base}: no microagg/ package there")
+    skip = {"--baseline", "--rounds"}
+    rest, i = [], 0
+    while i < len(argv):  # the same options, without --baseline/--rounds
+        if argv[i] in skip:
+            i += 2
+            continue
+        if argv[i].split("=")[0] in skip:
+            i += 1
+            continue
+        rest.append(argv[i])
+        i += 1
+    runs: dict[str, list[dict[str, list]]] = {"this": [], "baseline": []}
+    for r in range(args.rounds):
+        order = [("this", here), ("baseline", base)]
+        for side, root in order if r % 2 == 0 else order[::-1]:
+            env = dict(os.environ, PYTHONPATH=str(root))
+            done = subprocess.run([sys.executable, __file__, "--child", *rest], env=env,
+                                  capture_output=True, text=True, check=True)
+            result = json.loads(done.stdout.strip().splitlines()[-1])
+            if not result["microagg"].startswith(str(root)):
+                sys.exit(f"the {side} process imported {result['microagg']}, not {root}")
+            runs[side].append(result["times"])
+        print(f"round {r + 1} of {args.rounds} done", file=sys.stderr, flush=True)
+    print(f"MDAV family, k = {args.k}, seed {SEED}: CPU seconds, median of {args.rounds} rounds "
+          f"(fresh processes, alternating order)")
+    print(f"this:     {here}\nbaseline: {base}\n")
+    widths = [10, 3, 12, 9, 8, 9, 9, 7, 13, 6]
+    print(row(["data", "p", "method", "n", "engine", "this s", "base s", "ratio",
+               "ratio range", "same"], widths))
+    for key in runs["this"][0]:
+        kind, p, n, name, engine = key.split("|")
+        mine = [t[key][0] for t in runs["this"]]
+        theirs = [t[key][0] for t in runs["baseline"]]
+        ratios = sorted(a / b for a, b in zip(mine, theirs, strict=True))
+        same = {t[key][1] for t in runs["this"] + runs["baseline"]}
+        print(row([kind, p, name, f"{int(n):,}", engine, f"{statistics.median(mine):.3f}",
+                   f"{statistics.median(theirs):.3f}",
+                   f"{statistics.median(mine) / statistics.median(theirs):.3f}",
+                   f"{ratios[0]:.2f}-{ratios[-1]:.2f}", "yes" if len(same) == 1 else "NO"],
+                  widths), flush=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ints = lambda v: [int(x) for x in v.split(",")]  # noqa: E731
@@ -115,11 +205,20 @@ def main(argv: list[str] | None = None) -> int:
                     help="largest n timed on the quadratic loops (default 100,000)")
     ap.add_argument("--memory-max", type=int, default=1_000_000,
                     help="largest n whose peak memory is measured (a separate run)")
+    ap.add_argument("--baseline", metavar="DIR",
+                    help="a checkout of another commit: time both, in alternating processes")
+    ap.add_argument("--rounds", type=int, default=5, help="rounds of --baseline (default 5)")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    argv = sys.argv[1:] if argv is None else argv
     args = ap.parse_args(argv)
     sizes = args.sizes or ([1_000, 10_000, 100_000] if args.quick else
                            [1_000, 10_000, 100_000, 1_000_000])
     if set(args.methods) - set(METHODS) or set(args.data) - set(DATA):
         ap.error(f"--methods from {', '.join(METHODS)}; --data from {', '.join(DATA)}")
+    if args.child:
+        return child(args, sizes)
+    if args.baseline:
+        return against(args, argv)
 
     from microagg._jit import HAVE_NUMBA
 

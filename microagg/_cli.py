@@ -37,7 +37,6 @@ import pandas as pd
 from . import __version__
 from ._audit import check_release
 from ._cli_io import (
-    SIGNALS,
     add_method_options,
     columns_arg,
     input_file,
@@ -57,6 +56,7 @@ from ._cli_strata import (
     protect_by_strata,
     release_options,
 )
+from ._entry import SIGNALS, interrupted
 from ._methods import METHODS
 from ._protect import microaggregate
 from ._release import decide_roles, profile_frame, protectable
@@ -366,8 +366,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(args.func(args))
     except (KeyboardInterrupt, Interrupted) as err:
         signum = getattr(err, "signum", signal.SIGINT)
-        print(f"microagg: interrupted ({signal.Signals(signum).name}): stopped, temporary "
-              "files removed, no output file written", file=sys.stderr)
+        print(interrupted(signum), file=sys.stderr)
         return 128 + int(signum)
     except Exception as err:
         if args.debug:

@@ -37,6 +37,7 @@ from typing import IO, Any
 import pandas as pd
 
 from ._csv import read_text_csv
+from ._entry import SIGNALS
 from ._methods import METHODS
 from ._release import check_names
 
@@ -274,10 +275,6 @@ def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv
 # --------------------------------------------------------------------------------------
 # the run's private folder, and publishing the output
 # --------------------------------------------------------------------------------------
-
-#: The signals a run handles as a clean shutdown (Ctrl-C, ``kill``, a closed terminal).
-SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
-                if hasattr(signal, name))
 
 #: The watchdog: reads, until end of file, the ids of the run's worker processes; its
 #: standard input is a pipe whose write end only the run holds, so end of file means the

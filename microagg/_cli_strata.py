@@ -33,7 +33,6 @@ from typing import IO, Any
 
 from ._audit import check_release
 from ._cli_io import (
-    SIGNALS,
     atomic_target,
     compression_of,
     guard,
@@ -42,6 +41,7 @@ from ._cli_io import (
     run_folder,
     signals_held,
 )
+from ._entry import SIGNALS
 from ._protect import _check_call
 from ._release import Roles
 from ._strata import SMALL_STRATA, check_policy

@@ -135,8 +135,6 @@ def _protect(args: argparse.Namespace) -> int:
         protectable(df, roles.protect, na=choice.na), args.k, method=args.method,
         columns=roles.protect, keep=roles.keep or None, keep_rest=choice.keep_rest,
         standardize=not args.no_standardize, return_info=True, **params)
-    if out is None:  # standard output: the audit reads the table before it is printed
-        check_release(df, protected, args.k, roles)
     write_table(protected, out, sys.stdout, fmts[1], force=args.force,
                 check=lambda tmp: check_release(df, tmp, args.k, roles, (None, fmts[1])))
     print_roles(roles, sys.stderr)

@@ -248,13 +248,10 @@ def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv
     """Write ``df`` to ``out`` (compressed as its name says), or CSV to ``stdout``.
 
     The file is written in ``folder`` (a :func:`run_folder`; one is made if not given)
-    and published under its name only once it is whole (:func:`atomic_target`).
-    ``check(tmp)`` runs on the written temporary file before it gets its name (the
-    release audit); an error removes it.
+    and published under its name, or copied to ``stdout``, only once it is whole
+    (:func:`atomic_target`). ``check(tmp)`` runs on the written temporary file before
+    that (the release audit); an error removes it.
     """
-    if out is None:
-        df.to_csv(stdout, index=False)
-        return
     if folder is None:
         with run_folder(out) as made:
             write_table(df, out, stdout, fmt, folder=made, force=force, check=check)
@@ -263,7 +260,7 @@ def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv
         from ._stream import require_pyarrow
 
         require_pyarrow("writing Parquet")
-    with atomic_target(out, folder, force=force) as tmp:
+    with atomic_target(out, folder, force=force, stdout=stdout) as tmp:
         if fmt == "parquet":
             df.to_parquet(tmp, engine="pyarrow", index=False)
         else:
@@ -367,20 +364,25 @@ def guard(folder: Path, pids: list[int]) -> None:
 
 
 @contextmanager
-def atomic_target(out: Path | None, folder: Path, *, force: bool = False
-                  ) -> Iterator[str | None]:
+def atomic_target(out: Path | None, folder: Path, *, force: bool = False,
+                  stdout: Any = None) -> Iterator[str]:
     """A temporary file in the run's ``folder``, published as ``out`` when the block
-    succeeds (:func:`publish`); ``None`` for standard output (``out`` is ``None``).
+    succeeds (:func:`publish`), or, if ``out`` is ``None``, then copied to ``stdout``
+    (default :data:`sys.stdout`): standard output gets the file the release audit read,
+    and nothing if the block fails.
 
     A failure leaves ``out`` as it was and no temporary file behind. The temporary
     file's name is short, so any name legal for ``out`` works.
     """
-    if out is None:
-        yield None
-        return
-    tmp = str(folder / ("output" + "".join(out.suffixes[-2:])[:40]))
+    tmp = str(folder / ("output" + ("".join(out.suffixes[-2:])[:40] if out else ".csv")))
     try:
         yield tmp
+        if out is None:
+            target = sys.stdout if stdout is None else stdout
+            with open(tmp, newline="") as fh:
+                shutil.copyfileobj(fh, target)
+            target.flush()
+            return
         mask = os.umask(0)
         os.umask(mask)
         os.chmod(tmp, 0o666 & ~mask)  # as an ordinary new file

@@ -16,7 +16,7 @@ explorers), :mod:`microagg.teaching` (step-by-step re-runs and small experiments
 
 The package is imported lazily (PEP 562): ``import microagg`` reads only this file;
 each public name imports its module (and numpy, pandas, ...) when it is first used, so
-the ``microagg`` command handles Ctrl-C from its first moment (``microagg._entry``).
+the ``microagg`` command handles Ctrl-C before those imports (``microagg._entry``).
 
 Book: :ref:`chap-foundations`.
 """

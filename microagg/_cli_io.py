@@ -4,9 +4,10 @@
   input); the output may not be the input. Every temporary file of a run lives in
   one private folder (mode 0700, :func:`run_folder`) beside the output, removed
   however the run ends (a watchdog process removes it even after ``kill -9``). The
-  output is written there and then published under its name without ever replacing
-  a file that exists, even one another run created meanwhile (:func:`publish`);
-  ``--force`` replaces it atomically. A failed or interrupted run leaves no half file.
+  output is written there, audited, and then published under its name without ever
+  replacing a file that exists, even one another run created meanwhile (:func:`publish`);
+  ``--force`` replaces it atomically. Standard output (``-o -``) gets a copy of the
+  audited file. A failed or interrupted run leaves no half file and prints nothing.
 * Compression follows the output name: ``.gz``, ``.bz2``, ``.xz`` or ``.zst``
   (:data:`COMPRESSIONS`); another compression suffix is an error.
 * Method options: every option of every registered method (:data:`METHOD_OPTIONS`,

@@ -301,7 +301,7 @@ def test_a_release_that_fails_the_audit_is_not_written(tmp_path, capsys, monkeyp
     assert _leftovers(tmp_path, "in.csv", "temp") == [] and _leftovers(temp) == []
 
 
-@pytest.mark.parametrize("extra", [[], STRATA, [*STRATA, "--jobs", "2"]])
+@pytest.mark.parametrize("extra", [[], STRATA])
 def test_standard_output_gets_the_audited_file(tmp_path, capsys, monkeypatch, extra):
     """``-o -`` (also streamed by strata): the output is written in the run's private
     folder, audited there, then copied to standard output; the same bytes as ``-o FILE``."""

@@ -14,97 +14,93 @@ explorers), :mod:`microagg.teaching` (step-by-step re-runs and small experiments
 :mod:`microagg.reference` (slow, readable oracles) and, with the ``dask`` extra,
 :mod:`microagg.dask` (protection within strata on a Dask cluster; import it explicitly).
 
+The package is imported lazily (PEP 562): ``import microagg`` reads only this file;
+each public name imports its module (and numpy, pandas, ...) when it is first used, so
+the ``microagg`` command handles Ctrl-C before those imports (``microagg._entry``).
+
 Book: :ref:`chap-foundations`.
 """
 
-from . import datasets, published  # noqa: F401  (public subpackages)
-from ._audit import ReleaseAudit, audit
-from ._blocked import blocked
-from ._core import (
-    aggregate,
-    group_sizes,
-    information_loss,
-    is_k_partition,
-    relabel,
-    sse,
-    sst,
-    standardize,
-)
-from ._genetic import GAResult, ga_partition
-from ._gomm import GommResult, gomm
-from ._gomm_eval import (
-    gomm_cache_clear,
-    gomm_cache_info,
-    k_anonymity_level,
-    multivariate,
-    score_grouping,
-)
-from ._gomm_ops import gomm_crossover, gomm_mutate
-from ._hybrid import HybridResult, hybrid, macrogroups
-from ._jit import numba_enabled
-from ._mdav import ivmdav, mdav, mdav_single, vmdav
-from ._methods import list_methods
-from ._optimal import UnivariateGraph, optimal_partition, optimal_univariate, univariate_graph
-from ._protect import MicroaggregationInfo, microaggregate
-from ._risk import (
-    ScoreBreakdown,
-    disclosure_risk,
-    distance_linkage_disclosure,
-    interval_disclosure,
-    score,
-    score_breakdown,
-)
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # not imported at run time: the command's first moments stay short
+    from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = [
+#: Each public name and the private module that defines it, in the order of the API page.
+_PUBLIC = {
     # partitions and information loss
-    "standardize",
-    "sse",
-    "sst",
-    "information_loss",
-    "aggregate",
-    "group_sizes",
-    "is_k_partition",
-    "relabel",
+    "standardize": "_core",
+    "sse": "_core",
+    "sst": "_core",
+    "information_loss": "_core",
+    "aggregate": "_core",
+    "group_sizes": "_core",
+    "is_k_partition": "_core",
+    "relabel": "_core",
     # exact solutions
-    "optimal_univariate",
-    "optimal_partition",
-    "univariate_graph",
-    "UnivariateGraph",
+    "optimal_univariate": "_optimal",
+    "optimal_partition": "_optimal",
+    "univariate_graph": "_optimal",
+    "UnivariateGraph": "_optimal",
     # the MDAV family
-    "mdav",
-    "mdav_single",
-    "vmdav",
-    "ivmdav",
-    "blocked",
-    "list_methods",
+    "mdav": "_mdav",
+    "mdav_single": "_mdav",
+    "vmdav": "_mdav",
+    "ivmdav": "_mdav",
+    "blocked": "_blocked",
+    "list_methods": "_methods",
     # genetic
-    "ga_partition",
-    "GAResult",
-    "hybrid",
-    "HybridResult",
-    "macrogroups",
+    "ga_partition": "_genetic",
+    "GAResult": "_genetic",
+    "hybrid": "_hybrid",
+    "HybridResult": "_hybrid",
+    "macrogroups": "_hybrid",
     # disclosure risk and GOMM
-    "distance_linkage_disclosure",
-    "interval_disclosure",
-    "disclosure_risk",
-    "score",
-    "score_breakdown",
-    "ScoreBreakdown",
-    "multivariate",
-    "score_grouping",
-    "k_anonymity_level",
-    "gomm",
-    "GommResult",
-    "gomm_crossover",
-    "gomm_mutate",
-    "gomm_cache_info",
-    "gomm_cache_clear",
+    "distance_linkage_disclosure": "_risk",
+    "interval_disclosure": "_risk",
+    "disclosure_risk": "_risk",
+    "score": "_risk",
+    "score_breakdown": "_risk",
+    "ScoreBreakdown": "_risk",
+    "multivariate": "_gomm_eval",
+    "score_grouping": "_gomm_eval",
+    "k_anonymity_level": "_gomm_eval",
+    "gomm": "_gomm",
+    "GommResult": "_gomm",
+    "gomm_crossover": "_gomm_ops",
+    "gomm_mutate": "_gomm_ops",
+    "gomm_cache_info": "_gomm_eval",
+    "gomm_cache_clear": "_gomm_eval",
     # tables
-    "microaggregate",
-    "MicroaggregationInfo",
-    "audit",
-    "ReleaseAudit",
-    "numba_enabled",
-]
+    "microaggregate": "_protect",
+    "MicroaggregationInfo": "_protect",
+    "audit": "_audit",
+    "ReleaseAudit": "_audit",
+    "numba_enabled": "_jit",
+}
+
+__all__ = list(_PUBLIC)
+
+
+def __getattr__(name: str) -> Any:
+    """A public name (loaded from its module on first use, then kept here), or a
+    submodule (``microagg.datasets``, ``microagg.published``, ...), imported on first use."""
+    if name in _PUBLIC:
+        value = getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
+    elif (name.isidentifier() and not name.startswith("__")
+          and importlib.util.find_spec(f"{__name__}.{name}") is not None):
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__, "datasets", "published"})

@@ -1,3 +1,3 @@
-from ._cli import main
+from ._entry import main
 
 raise SystemExit(main())

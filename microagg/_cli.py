@@ -37,7 +37,6 @@ import pandas as pd
 from . import __version__
 from ._audit import check_release
 from ._cli_io import (
-    SIGNALS,
     add_method_options,
     columns_arg,
     input_file,
@@ -57,6 +56,7 @@ from ._cli_strata import (
     protect_by_strata,
     release_options,
 )
+from ._entry import SIGNALS, interrupted
 from ._methods import METHODS
 from ._protect import microaggregate
 from ._release import decide_roles, profile_frame, protectable
@@ -140,8 +140,6 @@ def _protect(args: argparse.Namespace) -> int:
         protectable(df, roles.protect, na=choice.na), args.k, method=args.method,
         columns=roles.protect, keep=roles.keep or None, keep_rest=choice.keep_rest,
         standardize=not args.no_standardize, return_info=True, **params)
-    if out is None:  # standard output: the audit reads the table before it is printed
-        check_release(df, protected, args.k, roles)
     write_table(protected, out, sys.stdout, fmts[1], force=args.force,
                 check=lambda tmp: check_release(df, tmp, args.k, roles, (None, fmts[1])))
     print_roles(roles, sys.stderr)
@@ -371,8 +369,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(args.func(args))
     except (KeyboardInterrupt, Interrupted) as err:
         signum = getattr(err, "signum", signal.SIGINT)
-        print(f"microagg: interrupted ({signal.Signals(signum).name}): stopped, temporary "
-              "files removed, no output file written", file=sys.stderr)
+        print(interrupted(signum), file=sys.stderr)
         return 128 + int(signum)
     except Exception as err:
         if args.debug:

@@ -4,9 +4,10 @@
   input); the output may not be the input. Every temporary file of a run lives in
   one private folder (mode 0700, :func:`run_folder`) beside the output, removed
   however the run ends (a watchdog process removes it even after ``kill -9``). The
-  output is written there and then published under its name without ever replacing
-  a file that exists, even one another run created meanwhile (:func:`publish`);
-  ``--force`` replaces it atomically. A failed or interrupted run leaves no half file.
+  output is written there, audited, and then published under its name without ever
+  replacing a file that exists, even one another run created meanwhile (:func:`publish`);
+  ``--force`` replaces it atomically. Standard output (``-o -``) gets a copy of the
+  audited file. A failed or interrupted run leaves no half file and prints nothing.
 * Compression follows the output name: ``.gz``, ``.bz2``, ``.xz`` or ``.zst``
   (:data:`COMPRESSIONS`); another compression suffix is an error.
 * Method options: every option of every registered method (:data:`METHOD_OPTIONS`,
@@ -37,6 +38,7 @@ from typing import IO, Any
 import pandas as pd
 
 from ._csv import read_text_csv
+from ._entry import SIGNALS
 from ._methods import METHODS
 from ._release import check_names
 
@@ -247,13 +249,10 @@ def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv
     """Write ``df`` to ``out`` (compressed as its name says), or CSV to ``stdout``.
 
     The file is written in ``folder`` (a :func:`run_folder`; one is made if not given)
-    and published under its name only once it is whole (:func:`atomic_target`).
-    ``check(tmp)`` runs on the written temporary file before it gets its name (the
-    release audit); an error removes it.
+    and published under its name, or copied to ``stdout``, only once it is whole
+    (:func:`atomic_target`). ``check(tmp)`` runs on the written temporary file before
+    that (the release audit); an error removes it.
     """
-    if out is None:
-        df.to_csv(stdout, index=False)
-        return
     if folder is None:
         with run_folder(out) as made:
             write_table(df, out, stdout, fmt, folder=made, force=force, check=check)
@@ -262,7 +261,7 @@ def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv
         from ._stream import require_pyarrow
 
         require_pyarrow("writing Parquet")
-    with atomic_target(out, folder, force=force) as tmp:
+    with atomic_target(out, folder, force=force, stdout=stdout) as tmp:
         if fmt == "parquet":
             df.to_parquet(tmp, engine="pyarrow", index=False)
         else:
@@ -274,10 +273,6 @@ def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv
 # --------------------------------------------------------------------------------------
 # the run's private folder, and publishing the output
 # --------------------------------------------------------------------------------------
-
-#: The signals a run handles as a clean shutdown (Ctrl-C, ``kill``, a closed terminal).
-SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
-                if hasattr(signal, name))
 
 #: The watchdog: reads, until end of file, the ids of the run's worker processes; its
 #: standard input is a pipe whose write end only the run holds, so end of file means the
@@ -370,20 +365,25 @@ def guard(folder: Path, pids: list[int]) -> None:
 
 
 @contextmanager
-def atomic_target(out: Path | None, folder: Path, *, force: bool = False
-                  ) -> Iterator[str | None]:
+def atomic_target(out: Path | None, folder: Path, *, force: bool = False,
+                  stdout: Any = None) -> Iterator[str]:
     """A temporary file in the run's ``folder``, published as ``out`` when the block
-    succeeds (:func:`publish`); ``None`` for standard output (``out`` is ``None``).
+    succeeds (:func:`publish`), or, if ``out`` is ``None``, then copied to ``stdout``
+    (default :data:`sys.stdout`): standard output gets the file the release audit read,
+    and nothing if the block fails.
 
     A failure leaves ``out`` as it was and no temporary file behind. The temporary
     file's name is short, so any name legal for ``out`` works.
     """
-    if out is None:
-        yield None
-        return
-    tmp = str(folder / ("output" + "".join(out.suffixes[-2:])[:40]))
+    tmp = str(folder / ("output" + ("".join(out.suffixes[-2:])[:40] if out else ".csv")))
     try:
         yield tmp
+        if out is None:
+            target = sys.stdout if stdout is None else stdout
+            with open(tmp, newline="") as fh:
+                shutil.copyfileobj(fh, target)
+            target.flush()
+            return
         mask = os.umask(0)
         os.umask(mask)
         os.chmod(tmp, 0o666 & ~mask)  # as an ordinary new file

@@ -33,7 +33,6 @@ from typing import IO, Any
 
 from ._audit import check_release
 from ._cli_io import (
-    SIGNALS,
     atomic_target,
     compression_of,
     guard,
@@ -42,6 +41,7 @@ from ._cli_io import (
     run_folder,
     signals_held,
 )
+from ._entry import SIGNALS
 from ._protect import check_call
 from ._release import Roles
 from ._strata import SMALL_STRATA, check_policy
@@ -165,7 +165,8 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
     The columns' roles are decided on a first pass over the whole file
     (:func:`microagg._stream.profile_file`) before anything is written. The spill, the
     units and the output are written in one private folder; the output is audited
-    (:func:`microagg.audit`) and published under its name only when the run succeeds.
+    (:func:`microagg.audit`) and published under its name (or copied to standard
+    output) only when the run succeeds.
     """
     if source is None or not source.is_file():
         shown = "standard input (-)" if source is None else f"{source} (not a regular file)"
@@ -185,8 +186,8 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
             report = protect_stream(source, fmts[0], target, fmts[1], settings,
                                     executor=executor, window=window, remote=remote,
                                     progress=_bars(args.progress), workdir=folder)
-        if tmp is not None:  # the release audit, on what was written, before it is named
-            check_release(source, tmp, args.k, roles, fmts)
+        # the release audit, on what was written, before it is named (or copied to stdout)
+        check_release(source, tmp, args.k, roles, fmts)
     _report(args, settings, roles, report)
     return 0
 
@@ -276,12 +277,10 @@ def _watch_parent(parent: int) -> None:
 
 
 @contextmanager
-def _output(tmp: str | None, fmt: str, compression: str | None) -> Iterator[Any]:
-    """What the units are written to: the temporary file's name (Parquet), the file
-    opened as text (CSV, compressed as the output's name says), or standard output."""
-    if tmp is None:
-        yield sys.stdout
-    elif fmt == "parquet":
+def _output(tmp: str, fmt: str, compression: str | None) -> Iterator[Any]:
+    """What the units are written to: the temporary file's name (Parquet), or the file
+    opened as text (CSV, compressed as the output's name says)."""
+    if fmt == "parquet":
         yield tmp
     else:
         fh: IO[str]

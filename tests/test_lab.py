@@ -31,6 +31,9 @@ pytest.importorskip("jupyterlab")
 pytest.importorskip("jupytext")
 from playwright.sync_api import sync_playwright  # noqa: E402
 
+# writes in chapters/ while it runs: `make test` runs it after the book build
+pytestmark = pytest.mark.after_build
+
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTERS = ROOT / "chapters"
 sys.path.insert(0, str(ROOT / "tools"))

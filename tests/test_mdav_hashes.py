@@ -23,12 +23,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+import switches
 
 from microagg import datasets
 from microagg._methods import MDAV_FAMILY, get_method
@@ -73,8 +73,7 @@ def compute(name: str, engine: str) -> dict[str, str]:
 
 
 def _slow_wanted(request: pytest.FixtureRequest) -> bool:
-    return "slow" in (request.config.getoption("markexpr") or "") or \
-        os.environ.get("MICROAGG_SLOW") == "1"
+    return "slow" in (request.config.getoption("markexpr") or "") or switches.SLOW
 
 
 @pytest.mark.data

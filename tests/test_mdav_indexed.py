@@ -20,6 +20,7 @@ import pytest
 from helpers import engine_labels
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from switches import SLOW
 
 import microagg as ma
 from microagg._mdav import dispatch as _DISPATCH
@@ -263,8 +264,7 @@ def test_gaussian_at_scale(request):
     About two minutes (the loops are quadratic), so it runs only when asked for:
     ``pytest -m slow`` or ``MICROAGG_SLOW=1``.
     """
-    if "slow" not in (request.config.getoption("markexpr") or "") and \
-            os.environ.get("MICROAGG_SLOW") != "1":
+    if "slow" not in (request.config.getoption("markexpr") or "") and not SLOW:
         pytest.skip("about 2 minutes: run with -m slow (or MICROAGG_SLOW=1)")
     X = np.random.default_rng(0).normal(size=(200_000, 10))
     assert np.array_equal(ma.mdav(X, 3, engine="indexed"), ma.mdav(X, 3, engine="loops"))

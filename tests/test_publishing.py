@@ -116,6 +116,7 @@ def test_version_in_the_footer():
         f'<p>x</p><p class="microagg-version">microagg {microagg.__version__}</p>')
 
 
+@pytest.mark.after_build
 def test_version_on_the_built_site():
     page = ROOT / "_build" / "html" / "chapters" / "preface.html"
     if not page.exists():
@@ -282,6 +283,7 @@ def _section_title(label: str) -> tuple[str, str]:
     raise AssertionError(f"no section labelled {label}")
 
 
+@pytest.mark.after_build
 def test_pdf_has_every_chapter_title(pdf_text):
     # the root page (the preface) opens the PDF under the book's title, not its own
     root, *others = toc.pages(ROOT)
@@ -296,6 +298,7 @@ def _first_sentence(path: Path) -> str:
     return _plain(body.strip().split(".")[0])
 
 
+@pytest.mark.after_build
 def test_pdf_has_every_paper_table(pdf_text):
     from microagg.reproductions import ENTRIES
 
@@ -306,6 +309,7 @@ def test_pdf_has_every_paper_table(pdf_text):
     assert "Styler object" not in pdf_text and "<IPython.core.display" not in pdf_text
 
 
+@pytest.mark.after_build
 def test_pdf_has_no_unresolved_reference(pdf_text):
     assert "??" not in pdf_text and "[?]" not in pdf_text
     # sphinxcontrib-bibtex prints an unknown key as [key] or [#key]
@@ -338,6 +342,7 @@ def _site_explorers() -> dict[str, int]:
     return found
 
 
+@pytest.mark.after_build
 def test_pdf_shows_every_explorer(pdf_text):
     if not (ROOT / "_build" / "html" / "index.html").exists():
         pytest.skip("no built book in _build/html to count the explorers")

@@ -101,6 +101,7 @@ def build_ledger() -> pd.DataFrame:
     return _keyed(pd.read_csv(BUILD_LEDGER, keep_default_na=False, na_values=[""]))
 
 
+@pytest.mark.after_build
 @pytest.mark.parametrize("name", [n for n, e in ENTRIES.items() if e.tables])
 def test_no_cell_falls_below_its_recorded_status(name, build_ledger, expected, capsys):
     got = build_ledger.xs(name, level="reproduction", drop_level=False)["status"]
@@ -115,6 +116,7 @@ def test_no_cell_falls_below_its_recorded_status(name, build_ledger, expected, c
                   "(python tools/reproduction_status.py write)")
 
 
+@pytest.mark.after_build
 def test_ledger_page_counts_agree_with_the_ledger(build_ledger):
     page = ROOT / "_build" / "html" / "chapters" / "ledger.html"
     text = re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8"))

@@ -271,9 +271,13 @@ def test_audit_cli_on_any_tool_s_files(tmp_path, capsys):
     assert rc == 2 and len(lines) == 1 and "k-anonymity" in lines[0]
 
 
+@pytest.mark.parametrize("output", ["out.parquet", "-"])
 @pytest.mark.parametrize("extra", [[], STRATA])
-def test_a_release_that_fails_the_audit_is_not_written(tmp_path, capsys, monkeypatch, extra):
-    """A broken engine (groups of one) is caught by the audit on the written file."""
+def test_a_release_that_fails_the_audit_is_not_written(tmp_path, capsys, monkeypatch, extra,
+                                                       output):
+    """A broken engine (groups of one) is caught by the audit on the written file; on
+    standard output (``-o -``) too, which then gets nothing, and no temporary file is left
+    in the system's temporary folder."""
     import microagg._strata as strata_module
 
     original = strata_module.protect_block
@@ -284,9 +288,39 @@ def test_a_release_that_fails_the_audit_is_not_written(tmp_path, capsys, monkeyp
     monkeypatch.setattr("microagg._stream.protect_block", broken)
     monkeypatch.setattr("microagg._strata.protect_block", broken)
     monkeypatch.setattr("microagg._protect.aggregate", lambda X, labels: X)
-    src, out = tmp_path / "in.csv", tmp_path / "out.parquet"
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(temp))
+    src = tmp_path / "in.csv"
     _numbers(30).to_csv(src, index=False)
-    rc, _, err = run(["protect", src, "-k", "3", "-o", out, *extra], capsys)
+    out = output if output == "-" else tmp_path / output
+    rc, stdout, err = run(["protect", src, "-k", "3", "-o", out, *extra], capsys)
     line = one_line_error(rc, err)
     assert "release audit failed" in line and "k-anonymity" in line
-    assert _leftovers(tmp_path, "in.csv") == []
+    assert stdout == ""
+    assert _leftovers(tmp_path, "in.csv", "temp") == [] and _leftovers(temp) == []
+
+
+@pytest.mark.parametrize("extra", [[], STRATA])
+def test_standard_output_gets_the_audited_file(tmp_path, capsys, monkeypatch, extra):
+    """``-o -`` (also streamed by strata): the output is written in the run's private
+    folder, audited there, then copied to standard output; the same bytes as ``-o FILE``."""
+    from microagg import _audit
+
+    audited = []
+    real = _audit.audit
+
+    def spy(original, released, *args, **kwargs):
+        audited.append(Path(released))
+        assert Path(released).is_file() and Path(released).parent.name.startswith(".microagg-")
+        return real(original, released, *args, **kwargs)
+
+    monkeypatch.setattr(_audit, "audit", spy)
+    src, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    _numbers(60).to_csv(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, *extra], capsys)
+    assert rc == 0, err
+    rc, stdout, err = run(["protect", src, "-k", "3", "-o", "-", *extra], capsys)
+    assert rc == 0, err
+    assert stdout == out.read_text() and len(audited) == 2
+    assert not audited[1].parent.exists()  # the run's folder is gone

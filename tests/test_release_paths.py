@@ -5,9 +5,21 @@ dates, timedeltas, nested lists, a Parquet index column) with random strata, sma
 included, go through the API, the command line in memory, the command line streamed
 (``--jobs`` 1 and 2) and Dask on a two-worker ``LocalCluster``. Every path refuses with the
 same error, or writes outputs that pass the audit and equal each other.
+
+Cost: the command line runs in-process (its ``main``), Dask on the module's two-worker
+cluster (the ``client`` fixture), and the ``--jobs 2`` runs send their units to two worker
+processes started once for the module (:func:`workers`) instead of two new ones per
+example (a spawned worker imports numpy, pandas, pyarrow and numba: seconds). Starting,
+ending and interrupting a run's own workers is tested in ``test_cli_strata.py`` and
+``test_release_files.py``. A modest number of examples by default, many more with
+``MICROAGG_SLOW=1``.
 """
 
 from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
 
 import numpy as np
 import pandas as pd
@@ -15,8 +27,10 @@ import pytest
 from cli_helpers import run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from switches import examples
 
 import microagg as ma
+from microagg import _cli_strata
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -89,11 +103,47 @@ def _same(result: pd.DataFrame, expected: pd.DataFrame) -> None:
         assert [repr(v) for v in got[c].tolist()] == [repr(v) for v in want[c].tolist()], c
 
 
-@settings(max_examples=4, deadline=None,
+@pytest.fixture(scope="module")
+def workers():
+    """Two worker processes started as ``protect --jobs 2`` starts its own (spawned, with
+    the same initializer), kept for the module."""
+    pool = cf.ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn"),
+                                  initializer=_cli_strata.worker_start, initargs=(os.getpid(),))
+    for future in [pool.submit(int) for _ in range(2)]:
+        future.result()
+    yield pool
+    pool.shutdown()
+
+
+class _Lent:
+    """The module's :func:`workers`, lent to one ``--jobs 2`` run as its pool: the run
+    submits its units to them and shuts its pool down at the end, which leaves them up."""
+
+    def __init__(self, pool: cf.ProcessPoolExecutor):
+        self.pool, self._processes = pool, pool._processes
+
+    def submit(self, fn, /, *args, **kwargs) -> cf.Future:
+        return self.pool.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        pass
+
+
+@settings(max_examples=examples(10, 200), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(case=cases())
-def test_every_path_refuses_alike_or_releases_alike(case, client, tmp_path_factory, capsys):
+def test_every_path_refuses_alike_or_releases_alike(case, client, workers, tmp_path_factory,
+                                                    capsys, monkeypatch):
     df, keep, index, k = case
+    lent = []
+
+    def lend(*, max_workers, mp_context, initializer, initargs):
+        assert (max_workers, mp_context.get_start_method(), initializer, initargs) == (
+            2, "spawn", _cli_strata.worker_start, (os.getpid(),))
+        lent.append(max_workers)
+        return _Lent(workers)
+
+    monkeypatch.setattr(_cli_strata.cf, "ProcessPoolExecutor", lend)
     tmp = tmp_path_factory.mktemp("paths")
     src = tmp / "in.parquet"
     (df.set_index("x") if index else df).to_parquet(src)
@@ -117,6 +167,7 @@ def test_every_path_refuses_alike_or_releases_alike(case, client, tmp_path_facto
     with dask.config.set({"dataframe.convert-string": False}):  # lists stay lists
         outs.append(_outcome(lambda: microagg.dask.microaggregate(
             dd.from_pandas(frame, npartitions=2), k, **strata, **kw).compute()))
+    assert api[0] != "ok" or lent == [2]  # --jobs 2 ran on the workers
     for got in outs:
         assert got[0] == api[0] and (api[0] == "ok" or got[1] == api[1]), (got[1], api[1])
         if api[0] == "ok":

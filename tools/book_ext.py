@@ -361,8 +361,14 @@ class _TableParser(HTMLParser):
             self.cell[0] += data
 
 
+#: A cell that is one number (kept on one line in the PDF: no break after its minus sign).
+_NUMBER = re.compile(r"[-+]?(\d[\d,]*)?\.?\d+(e[-+]?\d+)?%?")
+
+
 def _html_table(text: str) -> list[nodes.Node]:
-    """An HTML table as a docutils table whose columns share the text width (LaTeX)."""
+    """An HTML table as a docutils table whose columns share the text width (LaTeX): a column
+    of numbers as wide as its longest number, a column of text in proportion to its longest
+    cell up to a cap (so that text wraps and numbers do not)."""
     parser = _TableParser()
     parser.feed(text)
     rows = parser.head + parser.body
@@ -370,7 +376,8 @@ def _html_table(text: str) -> list[nodes.Node]:
         return []
     # lay the cells on a grid to find the columns (a rowspan covers the rows below it)
     covered: set[tuple[int, int]] = set()
-    widths: dict[int, int] = {}
+    longest: dict[int, int] = {}
+    numeric: dict[int, bool] = {}
     for i, row in enumerate(rows):
         col = 0
         for cell_text, colspan, rowspan in row:
@@ -379,9 +386,12 @@ def _html_table(text: str) -> list[nodes.Node]:
             for di in range(rowspan):
                 for dj in range(colspan):
                     covered.add((i + di, col + dj))
-            if colspan == 1:
-                widths[col] = max(widths.get(col, 3), min(len(cell_text), 24))
+            if colspan == 1 and i >= len(parser.head):  # header words may wrap
+                longest[col] = max(longest.get(col, 3), len(cell_text))
+                numeric[col] = numeric.get(col, True) and (
+                    cell_text in ("", "-", "nan") or bool(_NUMBER.fullmatch(cell_text)))
             col += colspan
+    widths = {c: n + 1 if numeric[c] else min(n, 10) for c, n in longest.items()}
     ncols = 1 + max(c for _, c in covered)
     table = nodes.table(classes=["colwidths-given"])
     group = nodes.tgroup(cols=ncols)
@@ -399,11 +409,17 @@ def _html_table(text: str) -> list[nodes.Node]:
                     entry["morecols"] = colspan - 1
                 if rowspan > 1:
                     entry["morerows"] = rowspan - 1
-                entry += nodes.paragraph(text=cell_text)
+                if _NUMBER.fullmatch(cell_text):
+                    number = cell_text.replace("%", r"\%")
+                    entry += nodes.paragraph("", "", nodes.raw("", rf"\mbox{{{number}}}",
+                                                               format="latex"))
+                else:
+                    entry += nodes.paragraph(text=cell_text)
                 line += entry
             part += line
         group += part
-    size = r"\scriptsize" if ncols > 8 else r"\footnotesize"
+    # a wide table: smaller type and narrower gaps, so that numbers keep to their columns
+    size = r"\scriptsize\setlength{\tabcolsep}{2pt}" if ncols > 8 else r"\footnotesize"
     return [nodes.raw("", r"\begingroup" + size, format="latex"), table,
             nodes.raw("", r"\endgroup", format="latex")]
 

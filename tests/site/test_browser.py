@@ -22,6 +22,9 @@ import pytest
 
 pytest.importorskip("playwright")
 
+# reads the strict book build's outputs (_build/): `make test` runs it after the build
+pytestmark = pytest.mark.after_build
+
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
 

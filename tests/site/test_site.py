@@ -20,6 +20,9 @@ from pathlib import Path
 
 import pytest
 
+# reads the strict book build's outputs (_build/): `make test` runs it after the build
+pytestmark = pytest.mark.after_build
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 import toc  # noqa: E402

@@ -25,6 +25,9 @@ import pytest
 
 pytest.importorskip("playwright")
 
+# reads the strict book build's outputs (_build/): `make test` runs it after the build
+pytestmark = pytest.mark.after_build
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 import book_ext  # noqa: E402

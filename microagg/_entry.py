@@ -1,0 +1,47 @@
+"""The ``microagg`` command's first moments: signals handled before any heavy import.
+
+``microagg`` (the console script) and ``python -m microagg`` call :func:`main`, which
+installs handlers for :data:`SIGNALS` and only then imports the command line
+(:mod:`microagg._cli`, with numpy, pandas, pyarrow, numba: about a second). A signal
+in that second ends the process at once with one line on standard error and exit
+status 128 plus its number (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP): nothing
+has been written yet, so there is nothing to clean up, and no traceback. Once a
+command runs, :func:`microagg._cli.main` takes over the signals (a clean shutdown that
+removes the run's temporary files) and gives them back after. This module imports
+only the standard library; ``import microagg`` imports nothing heavy (its names load
+lazily), so the handlers are in place a few milliseconds after Python starts.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+__all__ = ["SIGNALS", "interrupted", "main"]
+
+#: The signals a run handles as a clean shutdown (Ctrl-C, ``kill``, a closed terminal).
+SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                if hasattr(signal, name))
+
+
+def interrupted(signum: int) -> str:
+    """The one line an interrupted run prints."""
+    return (f"microagg: interrupted ({signal.Signals(signum).name}): stopped, temporary "
+            "files removed, no output file written")
+
+
+def _stop_now(signum: int, frame: object) -> None:
+    os.write(2, (interrupted(signum) + "\n").encode())
+    os._exit(128 + signum)
+
+
+def main() -> int:
+    """Entry point of the ``microagg`` command: signals first, then the command line."""
+    for sig in SIGNALS:
+        signal.signal(sig, _stop_now)
+    from ._cli import main as run
+
+    code = run()
+    for sig in SIGNALS:  # the run is over (its output published): a late signal ends
+        signal.signal(sig, signal.SIG_DFL)  # the exit silently, as by default
+    return code

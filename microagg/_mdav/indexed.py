@@ -74,7 +74,7 @@ def _run(X, k, total, grid_, leaves):  # type: ignore[no-untyped-def]
                workspace(grid_.edges, p))
 
 
-@njit
+@njit(inline="always")
 def _close_group(run, members, size, g):  # type: ignore[no-untyped-def]
     """Label ``members[:size]`` as group ``g``; ``total`` loses them in input order.
 
@@ -102,14 +102,14 @@ def _build(run, m):  # type: ignore[no-untyped-def]
     return kdtree.build(run.X, run.codes, run.rows, m, run.leaves.kd), dt
 
 
-@njit
+@njit(inline="always")
 def _take(kd, dt, members, count):  # type: ignore[no-untyped-def]
     for i in range(count):
         kdtree.remove(kd, members[i])
         buckets.remove(dt, members[i])
 
 
-@njit
+@njit(inline="always")
 def _farthest_from_centroid(run, dt, m):  # type: ignore[no-untyped-def]
     """The record farthest from the centroid ``total / m`` (computed as the loops do)."""
     c, total = run.ws.cvec, run.total
@@ -127,7 +127,7 @@ def _group_around(run, kd, r, size, out, dist):  # type: ignore[no-untyped-def]
     return 1 + kdtree.knn(kd, run.X, run.X[r], size - 1, r, dist[1:], out[1:], run.ws)
 
 
-@njit
+@njit(inline="always")
 def _one_group(run, kd, dt, r, g, out, dist):  # type: ignore[no-untyped-def]
     """Group ``r`` with its ``k - 1`` nearest unassigned records as group ``g``; returns k."""
     got = _group_around(run, kd, r, run.k, out, dist)

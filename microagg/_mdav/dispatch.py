@@ -117,7 +117,7 @@ def mdav(X: Any, k: int, *, engine: str = "auto") -> np.ndarray:
         Which implementation runs; all return the same labels. ``"auto"``
         takes the indexed engine for ``n >= max(2000, 40 p**2)`` and
         ``p <= 40`` (with numba), where it is faster: at n = 100,000 and
-        p = 10 about 8 times (:func:`choose_engine`).
+        p = 10 about 8 times (``microagg._mdav.dispatch.choose_engine``).
 
     Returns
     -------

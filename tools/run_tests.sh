@@ -102,9 +102,10 @@ for step in nbval pytest-unit pytest-site pytest-axe; do
   rc=$(cat "$LOGS/$step.rc" 2>/dev/null || echo missing)
   if [ "$step" != nbval ]; then
     echo "== $step ($LOGS/$step.log)"
-    # from the durations table on: slowest tests, the short summary of failures, the totals
-    if grep -q "slowest .*durations" "$LOGS/$step.log"; then
-      sed -n '/slowest .*durations/,$p' "$LOGS/$step.log"
+    # everything after the progress dots: failures, the tests' own summaries (axe's count of
+    # violations), the slowest tests, the short summary, the totals
+    if grep -q '\[100%\]$' "$LOGS/$step.log"; then
+      sed -n '/\[100%\]$/,$p' "$LOGS/$step.log" | tail -n +2
     else
       tail -n 30 "$LOGS/$step.log"
     fi

@@ -260,3 +260,19 @@ def _open_page(browser, url: str, *, settle_ms: int = 1500):
 def open_page():
     """:func:`_open_page`: open a page and collect its problems (shared by the page tests)."""
     return _open_page
+
+
+#: SHA-256 of the figure an explorer shows (the visible image in its box).
+SHOWN_FRAME = """(box) => {
+  const img = [...box.querySelectorAll('img')].find(i => i.offsetParent !== null);
+  if (!img) return null;
+  return fetch(img.src).then(r => r.arrayBuffer())
+    .then(b => crypto.subtle.digest('SHA-256', b))
+    .then(h => [...new Uint8Array(h)].map(x => x.toString(16).padStart(2, '0')).join(''));
+}"""
+
+
+@pytest.fixture(scope="session")
+def shown_frame():
+    """The SHA-256 of the frame an explorer's box shows now (shared by the explorer tests)."""
+    return lambda box: box.evaluate(SHOWN_FRAME)

@@ -47,15 +47,6 @@ def test_page_loads_cleanly(open_page, server, browser, path):
 # -- explorers ----------------------------------------------------------------------------
 
 
-SHOWN_FRAME = """(box) => {
-  const img = [...box.querySelectorAll('img')].find(i => i.offsetParent !== null);
-  if (!img) return null;
-  return fetch(img.src).then(r => r.arrayBuffer())
-    .then(b => crypto.subtle.digest('SHA-256', b))
-    .then(h => [...new Uint8Array(h)].map(x => x.toString(16).padStart(2, '0')).join(''));
-}"""
-
-
 def _move(box, kind, j, index, current, page):
     """Set control ``j`` of the explorer ``box`` to grid position ``index``."""
     row = box.locator(":scope > .widget-hbox > .widget-hbox").nth(j)
@@ -70,8 +61,8 @@ def _move(box, kind, j, index, current, page):
         handle.press(key)
 
 
-def test_explorers_respond(open_page, server, browser, stored_explorers, expected_explorers,
-                           capsys):
+def test_explorers_respond(open_page, shown_frame, server, browser, stored_explorers,
+                           expected_explorers, capsys):
     found, moved = {}, 0
     for name, expected in expected_explorers.items():
         path = SITE / f"{name}.html"
@@ -87,7 +78,7 @@ def test_explorers_respond(open_page, server, browser, stored_explorers, expecte
             box = boxes.nth(e)
             box.scroll_into_view_if_needed()
             default = tuple(c[2] for c in controls)
-            shown = box.evaluate(SHOWN_FRAME)
+            shown = shown_frame(box)
             assert shown == frame(default), f"{name} explorer {e}: default frame not shown"
             for j, (kind, n_values, start) in enumerate(controls):
                 if n_values < 2:
@@ -100,7 +91,7 @@ def test_explorers_respond(open_page, server, browser, stored_explorers, expecte
                     page.wait_for_timeout(150)
                     want = list(default)
                     want[j] = target
-                    shown = box.evaluate(SHOWN_FRAME)
+                    shown = shown_frame(box)
                     assert shown == frame(tuple(want)), (
                         f"{name} explorer {e}: control {j} at index {target} shows the wrong "
                         "frame")

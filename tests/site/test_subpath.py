@@ -42,14 +42,6 @@ STATE = re.compile(r'<script type="application/vnd.jupyter.widget-state\+json">(
 VIEW = re.compile(r'<script type="application/vnd.jupyter.widget-view\+json">(.*?)</script>',
                   re.S)
 
-#: SHA-256 of the figure an explorer shows (the visible image in its box).
-SHOWN_FRAME = """(box) => {
-  const img = [...box.querySelectorAll('img')].find(i => i.offsetParent !== null);
-  if (!img) return null;
-  return fetch(img.src).then(r => r.arrayBuffer())
-    .then(b => crypto.subtle.digest('SHA-256', b))
-    .then(h => [...new Uint8Array(h)].map(x => x.toString(16).padStart(2, '0')).join(''));
-}"""
 
 
 def _explorers(html: str) -> int:
@@ -98,7 +90,7 @@ def test_server_hides_the_root(base, browser):
 
 
 @pytest.mark.parametrize("path", PAGES)
-def test_page_works_under_a_sub_path(open_page, site, base, browser, path):
+def test_page_works_under_a_sub_path(open_page, shown_frame, site, base, browser, path):
     url = base + path
     page, problems = open_page(browser, url, settle_ms=800)
     ctx = page.context
@@ -128,7 +120,7 @@ def test_page_works_under_a_sub_path(open_page, site, base, browser, path):
         controls = box.locator("select, .noUi-handle")
         for j in range(controls.count()):
             control = controls.nth(j)
-            before = box.evaluate(SHOWN_FRAME)
+            before = shown_frame(box)
             if control.evaluate("e => e.tagName") == "SELECT":
                 options = control.locator("option").count()
                 if options < 2:
@@ -142,11 +134,11 @@ def test_page_works_under_a_sub_path(open_page, site, base, browser, path):
                 control.focus()
                 control.press("ArrowRight")
                 page.wait_for_timeout(150)
-                if box.evaluate(SHOWN_FRAME) == before:  # at the right end already
+                if shown_frame(box) == before:  # at the right end already
                     control.press("ArrowLeft")
                     control.press("ArrowLeft")
             page.wait_for_timeout(150)
-            if box.evaluate(SHOWN_FRAME) == before:
+            if shown_frame(box) == before:
                 problems.append(f"explorer {e}: control {j} did not change the figure")
         responded += 1
     ctx.close()

@@ -17,6 +17,7 @@ from .._gomm import GommResult, gomm
 from .._gomm_eval import score_grouping
 from .._risk import interval_disclosure
 from ._gomm_readings import ADOPTED_READING, reading_data
+from ._status import join_runs
 
 #: The interval disclosure width our risk measures use (the paper's +/-10 %).
 _ID_WIDTH = inspect.signature(interval_disclosure).parameters["width"].default
@@ -201,7 +202,8 @@ def _over_seeds(settings: dict[str, Any], table_of: Any, metrics: tuple[str, ...
     """Cells of a per-(data set, method, k) table, averaged over the seeded runs.
 
     ``ours`` is the mean over ``settings["seeds"]`` (the paper reports averages over
-    runs), ``ours_sd`` the spread (population sd) and ``runs`` their number.
+    runs), ``ours_sd`` the spread (population sd), ``runs`` their number and
+    ``ours_runs`` every run's value (:func:`~microagg.reproductions.run_values`).
     """
     frames = []
     for seed in settings["seeds"]:
@@ -211,7 +213,8 @@ def _over_seeds(settings: dict[str, Any], table_of: Any, metrics: tuple[str, ...
         frames.append(long.assign(seed=seed))
     every = pd.concat(frames, ignore_index=True)
     grouped = every.groupby(["dataset", "method", "k", "metric"], sort=False)["ours"]
-    out = grouped.agg(ours="mean", ours_sd=lambda v: float(np.std(v)), runs="size").reset_index()
+    out = grouped.agg(ours="mean", ours_sd=lambda v: float(np.std(v)), runs="size",
+                      ours_runs=join_runs).reset_index()
     out.insert(3, "parameters", "")
     out["ours"] = out["ours"].astype(float)
     return out
@@ -241,7 +244,8 @@ def adhoc_cells(**settings: Any) -> pd.DataFrame:
 
 def text_cells(**settings: Any) -> pd.DataFrame:
     """Our values of the numbers GOMM's text states: its weights and interval (inputs), the
-    operator analysis settings (inputs), and the two examples quoted in Section 5.
+    operator analysis settings (inputs), and the two examples quoted in Section 5 (GOMM's
+    score and groups, and those of the best ad-hoc grouping, over the seeded runs).
 
     Book: :ref:`chap-gomm`.
     """
@@ -258,15 +262,23 @@ def text_cells(**settings: Any) -> pd.DataFrame:
            "crossovers": s["crossovers"], "mutations": 5 * s["mutations_per_operator"],
            "mutations_per_type": s["mutations_per_operator"]}
     rows += [("water-treatment", "gomm", 25, "", m, float(v)) for m, v in ops.items()]
-    for table, name, k in ((rep.table5, "water-treatment", 50), (rep.table6, "census", 25)):
-        at = table[table["k"] == k]
-        g = at[at["method"] == "gomm"].iloc[0]
-        adhoc = at[at["method"] != "gomm"].sort_values("score", kind="stable").iloc[0]
-        rows += [(name, "gomm", k, "", "score", float(g["score"])),
-                 (name, "gomm", k, "", "groups", float(g["groups"])),
-                 (name, "adhoc-best", k, "", "score", float(adhoc["score"])),
-                 (name, "adhoc-best", k, "", "groups", float(adhoc["groups"]))]
-    return pd.DataFrame(rows, columns=["dataset", "method", "k", "parameters", "metric", "ours"])
+    columns = ["dataset", "method", "k", "parameters", "metric", "ours"]
+    fixed = pd.DataFrame(rows, columns=columns).assign(ours_sd=0.0, runs=1, ours_runs="")
+
+    def quoted(rep: GommReproduction) -> pd.DataFrame:
+        out = []
+        for table, name, k in ((rep.table5, "water-treatment", 50), (rep.table6, "census", 25)):
+            at = table[table["k"] == k]
+            g = at[at["method"] == "gomm"].iloc[0]
+            adhoc = at[at["method"] != "gomm"].sort_values("score", kind="stable").iloc[0]
+            out += [{"dataset": name, "method": "gomm", "k": k, "score": g["score"],
+                     "groups": g["groups"]},
+                    {"dataset": name, "method": "adhoc-best", "k": k, "score": adhoc["score"],
+                     "groups": adhoc["groups"]}]
+        return pd.DataFrame(out)
+
+    return pd.concat([fixed, _over_seeds(settings, quoted, ("score", "groups"))],
+                     ignore_index=True)
 
 
 def operator_cells(**settings: Any) -> pd.DataFrame:

@@ -173,3 +173,19 @@ def test_cli_reproduce_choices_are_the_registry(capsys):
     for name in ENTRIES:
         assert name in err
     assert "'all'" in err
+
+
+# -- repeated runs: the seeds beyond the first share what does not depend on the seed --------
+
+def test_gomm_seeds_after_the_first_give_the_same_tables_with_a_shared_cache():
+    from microagg.reproductions import reproduce_gomm
+
+    tiny = {"population": 12, "generations": 3, "crossovers": 3, "mutations_per_operator": 1,
+            "ks": (5, 25), "datasets": ("water-treatment",), "seed": 1, "progress": False,
+            "analysis_k": 5}
+    alone = reproduce_gomm(**tiny)
+    shared = [reproduce_gomm(**tiny, dgomm=False, shared_cache=True) for _ in range(2)]
+    for rep in shared:  # the second run finds every attribute group in the cache
+        for table in ("table1", "table5"):
+            pd.testing.assert_frame_equal(getattr(rep, table), getattr(alone, table))
+        assert rep.timing.empty and not alone.timing.empty

@@ -189,3 +189,22 @@ def test_gomm_seeds_after_the_first_give_the_same_tables_with_a_shared_cache():
         for table in ("table1", "table5"):
             pd.testing.assert_frame_equal(getattr(rep, table), getattr(alone, table))
         assert rep.timing.empty and not alone.timing.empty
+
+
+def test_gomm_seeds_run_in_a_process_pool_give_the_sequential_tables(monkeypatch):
+    from microagg.reproductions import _gomm, reproduce_gomm
+
+    tiny = {"population": 8, "generations": 2, "crossovers": 2, "mutations_per_operator": 1,
+            "patience": 5, "seeds": (0, 1, 2), "ks": (5, 25), "datasets": ("water-treatment",)}
+    monkeypatch.setattr(_gomm, "_RUNS", {})
+    monkeypatch.setattr(_gomm.os, "cpu_count", lambda: 2)  # a pool even on one core
+    pooled = _gomm._over_seeds(tiny, lambda rep: rep.table1.assign(method="gomm"),
+                               ("IL", "ID", "DLD", "score", "groups"))
+    assert len(_gomm._RUNS) == 3 and (pooled["runs"] == 3).all()
+    for seed in tiny["seeds"]:  # each seed's values are those of a plain run in this process
+        alone = reproduce_gomm(**{k: tiny[k] for k in (*_gomm._SETTINGS, "ks", "datasets")},
+                               seed=seed, progress=False, dgomm=False)
+        for _, row in alone.table1.iterrows():
+            got = pooled[pooled.k == row["k"]].set_index("metric")["ours_runs"]
+            for metric in ("IL", "ID", "DLD", "score", "groups"):
+                assert reproductions.run_values(got[metric])[seed] == row[metric]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 import inspect
+import multiprocessing
+import os
 import time
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -182,29 +184,66 @@ def reproduce_gomm(*, population: int = 200, generations: int = 100, crossovers:
 
 
 
-@functools.lru_cache(maxsize=32)  # every seed of the registry (and the quick check's)
-def _shared_run(population: int, generations: int, crossovers: int, mutations_per_operator: int,
-                seed: int, patience: int, progress: bool, first: bool) -> GommReproduction:
-    """One :func:`reproduce_gomm` per settings and seed in a process: every GOMM table reads it.
+#: Every seed's reproduction computed in this process, keyed by settings and seed (each is
+#: computed once; the seeds after the first may come from a process pool, see _prefetch).
+_RUNS: dict[tuple[Any, ...], GommReproduction] = {}
+_SETTINGS = ("population", "generations", "crossovers", "mutations_per_operator", "patience")
+
+
+def _seed_run(kwargs: dict[str, Any]) -> GommReproduction:
+    """One seed's :func:`reproduce_gomm` (module level, so a process pool can call it)."""
+    return reproduce_gomm(**kwargs)
+
+
+def _kwargs(settings: dict[str, Any], seed: int) -> dict[str, Any]:
+    """:func:`reproduce_gomm`'s arguments for one seed of the registry's settings.
 
     The first seed's run is complete (D-GOMM too, and each run from an empty cache, so that
     Figure 8's times compare). The other seeds' runs only feed the seeded tables: they leave
     D-GOMM out and share the cache of microaggregated attribute groups, which depend on the
     data and k but not on the seed (the same results, less work).
     """
-    return reproduce_gomm(population=population, generations=generations, crossovers=crossovers,
-                          mutations_per_operator=mutations_per_operator, seed=seed,
-                          patience=patience, progress=progress, dgomm=first,
-                          shared_cache=not first)
+    first = seed == settings["seeds"][0]
+    chosen = {k: tuple(settings[k]) for k in ("ks", "datasets") if k in settings}  # tests
+    return {**{k: settings[k] for k in _SETTINGS}, **chosen, "seed": seed,
+            "progress": bool(settings.get("progress", False)), "dgomm": first,
+            "shared_cache": not first}
+
+
+def _key(kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(sorted(kwargs.items()))
 
 
 def _run(settings: dict[str, Any], seed: int | None = None) -> GommReproduction:
     """The reproduction for one seed (default: the first of ``settings["seeds"]``)."""
-    s = {k: settings[k] for k in ("population", "generations", "crossovers",
-                                  "mutations_per_operator", "patience")}
     seed = settings["seeds"][0] if seed is None else seed
-    return _shared_run(**s, seed=seed, progress=bool(settings.get("progress", False)),
-                       first=seed == settings["seeds"][0])
+    kwargs = _kwargs(settings, seed)
+    key = _key(kwargs)
+    if key not in _RUNS:
+        _RUNS[key] = _seed_run(kwargs)
+    return _RUNS[key]
+
+
+def _prefetch(settings: dict[str, Any]) -> None:
+    """Compute the seeds not yet in this process, the ones after the first on the other cores.
+
+    The seeds after the first go to a pool of worker processes (one per CPU) while this
+    process runs the first seed, so a reproduction uses the machine's second core. Each
+    seed's result is the same wherever it runs (the runs are seeded, and only the results
+    are sent back), and they are stored by seed, so the order of the tables never depends
+    on which worker finished first.
+    """
+    todo = [kw for kw in (_kwargs(settings, s) for s in settings["seeds"][1:])
+            if _key(kw) not in _RUNS]
+    workers = min(os.cpu_count() or 1, len(todo))
+    if workers < 2:
+        return
+    context = multiprocessing.get_context("spawn")  # no fork of a process holding threads
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = [(kw, pool.submit(_seed_run, kw)) for kw in todo]
+        _run(settings)  # the first seed, here, meanwhile
+        for kw, future in futures:
+            _RUNS[_key(kw)] = future.result()
 
 
 _COLUMNS = ["dataset", "method", "k", "parameters", "metric"]
@@ -218,6 +257,7 @@ def _over_seeds(settings: dict[str, Any], table_of: Any, metrics: tuple[str, ...
     runs), ``ours_sd`` the spread (population sd), ``runs`` their number and
     ``ours_runs`` every run's value (:func:`~microagg.reproductions.run_values`).
     """
+    _prefetch(settings)
     frames = []
     for seed in settings["seeds"]:
         table = table_of(_run(settings, seed))

@@ -88,13 +88,24 @@ def test_every_recreated_data_row_has_enough_redraws(ledger, name):
     assert cells["status"].isin(["exact", "close", *reproductions.RECREATED]).all()
 
 
-def test_no_differing_cell_lies_within_two_sd_of_our_runs(ledger):
-    differs = ledger[ledger["status"] == "differs"]
-    near = differs[(differs["ours"] - differs["published"]).abs() <= 2 * differs["ours_sd"]]
-    near = near[near["ours_sd"] > 0]
+def _few_seeds(name: str) -> object:
+    seeds = len(ENTRIES[name].paper_settings.get("seeds", ()))
+    if not seeds or seeds >= reproductions.MIN_RUNS:
+        return name
+    # its cells cannot be "consistent" yet (test_every_randomised_cell_has_enough_runs
+    # records the shortfall as an expected failure); checked once the registry runs enough
+    return pytest.param(name, marks=pytest.mark.skip(
+        reason=f"{name} runs {seeds} < {reproductions.MIN_RUNS} seeds (registry)"))
+
+
+@pytest.mark.parametrize("name", [_few_seeds(n) for n, e in ENTRIES.items() if e.tables])
+def test_no_differing_cell_lies_within_two_sd_of_our_runs(ledger, name):
+    cells = ledger[ledger["reproduction"] == name]
+    differs = cells[cells["status"] == "differs"]
+    near = differs[((differs["ours"] - differs["published"]).abs() <= 2 * differs["ours_sd"])
+                   & (differs["ours_sd"] > 0)]
     assert near.empty, "cells called differs within two sd of our runs:\n" + near[
-        ["reproduction", "dataset", "method", "k", "metric", "published", "ours", "ours_sd",
-         "runs"]].to_string()
+        ["dataset", "method", "k", "metric", "published", "ours", "ours_sd", "runs"]].to_string()
 
 
 def test_statuses_are_the_vocabulary_and_rows_link_their_evidence(ledger):

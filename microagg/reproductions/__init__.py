@@ -5,7 +5,7 @@ figures): :func:`list_reproductions`. :func:`run` computes our numbers for an en
 paper's settings, :func:`compare` puts them beside the published ones with a status per
 cell, :func:`paper_layout` lays a comparison out like the paper, and :func:`ledger` does
 it for every published cell (the book's ledger page, and ``microagg reproduce all --csv``),
-each with a status from one vocabulary (:data:`STATUSES`).
+each with a status from one vocabulary (``STATUSES``).
 The only way to run reduced settings is ``MICROAGG_QUICK=1``, which the chapters' quick
 check under nbval sets.
 

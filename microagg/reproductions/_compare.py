@@ -1,6 +1,6 @@
 r"""Ours beside published: one comparison, one paper-like layout, and the ledger of all cells.
 
-Every published cell gets one status from one vocabulary (:data:`STATUSES`, decided by
+Every published cell gets one status from one vocabulary (``STATUSES``, decided by
 :func:`~microagg.reproductions.cell_status`): exact, close, consistent, recreated data
 (inside or outside our spread), differs (with a reason), input.
 
@@ -45,7 +45,7 @@ def compare(name: str, *, ours: pd.DataFrame | None = None, quick: bool | None =
 
     ``ours`` defaults to :func:`run` at the paper's settings. Columns: the key columns of
     ``data/published``, ``published``, ``ours``, ``difference`` (ours - published),
-    ``rel_diff_pct``, ``status`` (a key of :data:`STATUSES`), ``match`` (status is exact),
+    ``rel_diff_pct``, ``status`` (a key of ``STATUSES``), ``match`` (status is exact),
     ``ours_sd``, ``runs`` and ``ours_runs`` (spread, number and values of the seeded runs or
     re-draws), ``reason`` (for cells that differ or use re-created data), ``section`` (the
     book section that discusses the table) and ``evidence`` (the label of the figure of our
@@ -162,7 +162,7 @@ def ledger(*, quick: bool | None = None, progress: bool = True) -> pd.DataFrame:
 
 
 def ledger_counts(ledger_frame: pd.DataFrame) -> dict[str, int]:
-    """Number of cells per status (every key of :data:`STATUSES`, in its order) and in all
+    """Number of cells per status (every key of ``STATUSES``, in its order) and in all
     (``cells``).
 
     Book: :ref:`page-ledger`.

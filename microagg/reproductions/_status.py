@@ -1,7 +1,7 @@
 """The one vocabulary of statuses a published cell can have, and the rule that assigns it.
 
 The ledger page, the command line (``microagg reproduce``), the chapters and the tests all
-read :data:`STATUSES`; :func:`cell_status` is the only place a status is decided.
+read ``STATUSES``; :func:`cell_status` is the only place a status is decided.
 
 * **exact**: within :data:`EXACT` % of the printed value, or equal to it at the precision
   the paper printed (a number printed with two decimals cannot be matched more closely
@@ -97,7 +97,7 @@ def join_runs(values: Iterable[Any]) -> str:
 
 
 def run_values(text: Any) -> list[float]:
-    """The runs :func:`join_runs` wrote (empty for a cell computed once)."""
+    """The runs ``join_runs`` wrote (empty for a cell computed once)."""
     if not isinstance(text, str) or not text:
         return []
     return [float(v) for v in text.split(";")]
@@ -123,7 +123,7 @@ def _within_runs(row: pd.Series) -> bool:
 
 def cell_status(row: pd.Series, *, inputs: tuple[str, ...] = (),
                 recreated: tuple[str, ...] = ()) -> str:
-    """The status (a key of :data:`STATUSES`) of one compared cell.
+    """The status (a key of ``STATUSES``) of one compared cell.
 
     ``row`` holds ``metric, dataset, published, ours`` and, for repeated runs, ``runs``,
     ``ours_sd`` and ``ours_runs``; ``inputs`` are the metrics that are settings, and

@@ -4,7 +4,7 @@ The randomised reproductions (GOMM, the genetic hybrid) and those on re-created 
 (V-MDAV's Synthetic 1-3, the genetic paper's Scattered and Clustered sets) report the mean
 of several runs. This view shows every run, their mean and the published value, so a reader
 sees at a glance whether a difference is larger than the runs' own spread (the statuses
-"consistent" and "recreated data, inside/outside" of :data:`microagg.reproductions.STATUSES`
+"consistent" and "recreated data, inside/outside" of ``microagg.reproductions.STATUSES``
 say the same in words).
 
 Book: :ref:`page-ledger`.

@@ -48,6 +48,22 @@ def _farthest(X: np.ndarray, remaining: np.ndarray, v: np.ndarray) -> int:
     return int(remaining[np.argmax(_d2(X[remaining], v))])
 
 
+def _single_groups(X: np.ndarray, k: int, labels: np.ndarray, remaining: np.ndarray,
+                   g: int) -> None:
+    """MDAV-single-group's loop on ``remaining``, labelling from ``g`` on (in place).
+
+    While ``2k`` or more records remain, the record farthest from their centroid and
+    its ``k - 1`` nearest form a group; the last fewer than ``2k`` form one group. It is
+    also how MDAV and IV-MDAV end, once fewer than ``3k`` records remain.
+    """
+    while remaining.size >= 2 * k:
+        r = _farthest(X, remaining, X[remaining].mean(axis=0))
+        labels[_group_around(X, remaining, r, k)] = g
+        remaining = remaining[labels[remaining] < 0]
+        g += 1
+    labels[remaining] = g
+
+
 def mdav_reference(X: Any, k: int) -> np.ndarray:
     """MDAV, survey Algorithm 1, written plainly (see :func:`microagg.mdav`).
 
@@ -67,12 +83,7 @@ def mdav_reference(X: Any, k: int) -> np.ndarray:
         labels[_group_around(X, remaining, s, k)] = g + 1
         remaining = remaining[labels[remaining] < 0]
         g += 2
-    if remaining.size >= 2 * k:
-        r = _farthest(X, remaining, X[remaining].mean(axis=0))
-        labels[_group_around(X, remaining, r, k)] = g
-        remaining = remaining[labels[remaining] < 0]
-        g += 1
-    labels[remaining] = g
+    _single_groups(X, k, labels, remaining, g)  # fewer than 3k left: at most one more group
     return labels
 
 
@@ -84,14 +95,7 @@ def mdav_single_reference(X: Any, k: int) -> np.ndarray:
     X = as_matrix(X)
     k = check_k(k, X.shape[0])
     labels = np.full(X.shape[0], -1, dtype=np.int64)
-    remaining = np.arange(X.shape[0])
-    g = 0
-    while remaining.size >= 2 * k:
-        r = _farthest(X, remaining, X[remaining].mean(axis=0))
-        labels[_group_around(X, remaining, r, k)] = g
-        remaining = remaining[labels[remaining] < 0]
-        g += 1
-    labels[remaining] = g
+    _single_groups(X, k, labels, np.arange(X.shape[0]), 0)
     return labels
 
 
@@ -173,10 +177,5 @@ def ivmdav_reference(X: Any, k: int, *, gamma: float = 1.16, candidates: int | N
         labels[group] = g
         remaining = remaining[labels[remaining] < 0]
         g += 1
-    if remaining.size >= 2 * k:
-        r = _farthest(X, remaining, X[remaining].mean(axis=0))
-        labels[_group_around(X, remaining, r, k)] = g
-        remaining = remaining[labels[remaining] < 0]
-        g += 1
-    labels[remaining] = g
+    _single_groups(X, k, labels, remaining, g)  # fewer than 3k left: at most one more group
     return labels

@@ -159,10 +159,10 @@ def ga_partition(X: Any, k: int, *, population: int = 10, mutation_rate: float =
     pop = np.zeros((ga["population"], n), dtype=np.int64)
     for r, lab in enumerate(given):
         pop[r] = lab
-    history = np.zeros((ga["iterations"] + 1, 2))
     Xc = _centred(arr)
-    best, _ = ga_core(Xc, k, pop, len(given), ga["mutation_rate"], ga["crossover_rate"],
-                       ga["iterations"], seed_state(check_seed(seed)), history)
+    best, _, history = ga_core(Xc, k, pop, len(given), ga["mutation_rate"],
+                               ga["crossover_rate"], ga["iterations"],
+                               seed_state(check_seed(seed)))
     labels = relabel(best)
     return GAResult(labels=labels, sse=sse_any_scale(arr, labels),
                     history=pd.DataFrame(history, columns=["best", "mean"]).rename_axis(
@@ -193,9 +193,8 @@ def ga_labels(Xsub: np.ndarray, k: int, population: int, mutation_rate: float,
     if initial is not None:
         pop[0] = relabel(initial)
         n_given = 1
-    history = np.zeros((iterations + 1, 2))
-    best, _ = ga_core(Xc, k, pop, n_given, mutation_rate, crossover_rate, iterations,
-                       state, history)
+    best, _, _ = ga_core(Xc, k, pop, n_given, mutation_rate, crossover_rate, iterations,
+                         state)
     best = relabel(best)
     if initial is not None and not sse(Xc, best) < sse(Xc, initial):
         return relabel(initial)

@@ -329,10 +329,8 @@ def ivmdav_rounds(X, k, gamma, n_candidates, self_neighbour, total):  # type: ig
             root[a] = np.sqrt(pool.d[a])
         size = k
         for i in range(k, got):
-            if size >= 2 * k - 1:
+            if size >= 2 * k - 1:  # (also stops k = 1, where need would be 0)
                 break
-            if need == 0:
-                continue
             y = ys[i]
             # d_2: distance from y to z_k, its need-th nearest record outside the group
             d2 = np.sqrt(_kth_nearest_pruned(pool, m, y, need, root, ys[:got], seen, heap))

@@ -38,6 +38,13 @@ class GAResult:
         One row per generation (row 0: the initial population) with columns
         ``best`` (fitness of the best chromosome so far) and ``mean`` (mean
         fitness of the population).
+
+    Examples
+    --------
+    >>> from microagg import datasets
+    >>> res = ga_partition(datasets.vmdav_example(), 3, iterations=50, seed=0)
+    >>> type(res).__name__, res.labels.shape, len(res.history), list(res.history.columns)
+    ('GAResult', (13,), 51, ['best', 'mean'])
     """
 
     labels: np.ndarray

@@ -91,6 +91,15 @@ class GommResult:
     evaluations, group_microaggregations : int
         Distinct groupings scored, and attribute groups microaggregated in this run
         (cache misses).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(1).normal(size=(40, 4))
+    >>> r = gomm(X, 5, population=6, generations=2, crossovers=1, mutations_per_operator=1,
+    ...          seed=0, progress=False)
+    >>> type(r).__name__, r.n_groups == len(r.groups), len(r.history)
+    ('GommResult', True, 3)
     """
 
     groups: list[list[int]]

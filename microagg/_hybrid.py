@@ -46,6 +46,14 @@ class HybridResult:
         upper bound for ``sse``, Lemma 1).
     K : int
         The macrogroup size used (chosen from ``k`` unless given).
+
+    Examples
+    --------
+    >>> from microagg import datasets, is_k_partition
+    >>> res = hybrid(datasets.vmdav_example(), 3, K=6, seed=0, iterations=100,
+    ...              return_details=True)
+    >>> res.partitioning, res.K, res.n_macrogroups, is_k_partition(res.labels, 3)
+    ('two-step', 6, 2, True)
     """
 
     labels: np.ndarray
@@ -190,6 +198,17 @@ def macrogroups(X: Any, k: int = 3, *, K: int | None = None,
     Notes
     -----
     Martinez-Balleste et al. (2007), Sections 3.1-3.2; :ref:`chap-genetic`.
+
+    Examples
+    --------
+    Thirteen records, four MDAV groups of three or four, paired into two macrogroups:
+
+    >>> from microagg import datasets
+    >>> macro, start = macrogroups(datasets.vmdav_example(), 3, K=6)
+    >>> macro.tolist()
+    [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1]
+    >>> start.tolist()
+    [0, 0, 0, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3]
     """
     arr = rescaled(as_matrix(X))  # (exact; centroids of values near 1e308 cannot overflow)
     n = arr.shape[0]

@@ -100,7 +100,8 @@ def scaling_view(timings: pd.DataFrame, *, figsize: tuple[float, float] = (6.4, 
     --------
     >>> import pandas as pd
     >>> from microagg.views import scaling_view
-    >>> timings = pd.DataFrame({"n": [100, 200, 100, 200], "engine": ["loops"] * 2 + ["indexed"] * 2,
+    >>> timings = pd.DataFrame({"n": [100, 200, 100, 200],
+    ...                         "engine": ["loops", "loops", "indexed", "indexed"],
     ...                         "seconds": [0.01, 0.04, 0.002, 0.004]})
     >>> fig = scaling_view(timings)
     >>> [t.get_text() for t in fig.axes[0].get_legend().get_texts()]

@@ -121,6 +121,16 @@ def run(name: str, *, quick: bool | None = None, progress: bool = True) -> pd.Da
     ``MICROAGG_QUICK=1`` (nbval's quick check) or ``quick=True`` asks for the reduced ones.
 
     Book: :ref:`page-ledger`.
+
+    Examples
+    --------
+    V-MDAV's Example 1 (figure data: no published cells):
+
+    >>> ours = run("vmdav-example1", progress=False)
+    >>> ours[["method", "metric"]].values.tolist()
+    [['mdav', 'SSE'], ['vmdav', 'SSE'], ['optimal', 'SSE']]
+    >>> bool(ours["ours"].iloc[1] == ours["ours"].iloc[2])  # V-MDAV finds the optimum here
+    True
     """
     return run_entry(get_entry(name), quick=quick, progress=progress)
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ._core import aggregate, relabel, sse_any_scale
+from ._defaults import GA, HYBRID, MACROGROUP_SIZE, option_names
 from ._genetic import ga_labels, ga_settings
 from ._mdav import mdav
 from ._progress import progress as _progress_bar
@@ -20,7 +21,7 @@ from ._validate import as_matrix, check_k, check_seed, rescaled
 from ._validate import check_count as _check_count
 
 #: The genetic paper's macrogroup size (its Table 2 uses K = 21 with k = 3).
-DEFAULT_K = 21
+DEFAULT_K = MACROGROUP_SIZE
 
 __all__ = ["HybridResult", "hybrid", "macrogroups"]
 
@@ -140,11 +141,10 @@ def _settings(arr: np.ndarray, k: Any, K: Any, partitioning: Any, seed: Any, n_j
               ga_params: dict[str, Any]) -> tuple[int, dict[str, Any], int]:
     """:func:`hybrid`'s settings, checked: ``K`` (chosen if None), the GA's, ``n_jobs``."""
     check_seed(seed)
-    unknown = sorted(set(ga_params) - {"population", "mutation_rate", "crossover_rate",
-                                       "iterations"})
+    unknown = sorted(set(ga_params) - set(option_names(GA)))
     if unknown:
-        raise ValueError(f"unknown GA parameter(s) {unknown}; allowed: population, "
-                         "mutation_rate, crossover_rate, iterations")
+        raise ValueError(f"unknown GA parameter(s) {unknown}; allowed: "
+                         f"{', '.join(option_names(GA))}")
     ga = ga_settings(**ga_params)
     n_jobs = _check_count(n_jobs, "n_jobs", -1) if n_jobs != -1 else (os.cpu_count() or 1)
     if n_jobs == 0:
@@ -161,8 +161,9 @@ def _check_partitioning(partitioning: Any) -> str:
     return str(partitioning)
 
 
-def macrogroups(X: Any, k: int = 3, *, K: int | None = None,
-                partitioning: str = "two-step") -> tuple[np.ndarray, np.ndarray | None]:
+def macrogroups(X: Any, k: int = 3, *, K: int | None = HYBRID.K,
+                partitioning: str = HYBRID.partitioning
+                ) -> tuple[np.ndarray, np.ndarray | None]:
     r"""Cut a data set into the small pieces ("macrogroups") the hybrid's GA works on.
 
     * ``"one-step"``: the groups of an MDAV ``K``-partition (sizes ``K..2K-1``).
@@ -231,8 +232,9 @@ def macrogroups(X: Any, k: int = 3, *, K: int | None = None,
     return relabel(macro), start
 
 
-def hybrid(X: Any, k: int = 3, *, K: int | None = None, partitioning: str = "two-step",
-           seed: Any = None, n_jobs: int = 1, progress: bool = False,
+def hybrid(X: Any, k: int = 3, *, K: int | None = HYBRID.K,
+           partitioning: str = HYBRID.partitioning, seed: Any = HYBRID.seed,
+           n_jobs: int = HYBRID.n_jobs, progress: bool = False,
            return_details: bool = False, **ga_params: Any) -> Any:
     r"""The MDAV+GA hybrid: cut the data into macrogroups, run the GA inside each.
 

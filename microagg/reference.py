@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ._defaults import IVMDAV, VMDAV
 from ._validate import as_matrix, check_k
 
 __all__ = ["mdav_reference", "mdav_single_reference", "vmdav_reference", "ivmdav_reference"]
@@ -112,8 +113,8 @@ def mdav_single_reference(X: Any, k: int) -> np.ndarray:
     return labels
 
 
-def vmdav_reference(X: Any, k: int, *, gamma: float = 0.2,
-                    leftover: str = "centroid") -> np.ndarray:
+def vmdav_reference(X: Any, k: int, *, gamma: float = VMDAV.gamma,
+                    leftover: str = VMDAV.leftover) -> np.ndarray:
     """V-MDAV written plainly (see :func:`microagg.vmdav` for the readings).
 
     Book: :ref:`chap-mdav`.
@@ -169,8 +170,9 @@ def vmdav_reference(X: Any, k: int, *, gamma: float = 0.2,
     return labels
 
 
-def ivmdav_reference(X: Any, k: int, *, gamma: float = 1.16, candidates: int | None = None,
-                     self_neighbour: bool = True) -> np.ndarray:
+def ivmdav_reference(X: Any, k: int, *, gamma: float = IVMDAV.gamma,
+                     candidates: int | None = IVMDAV.candidates,
+                     self_neighbour: bool = IVMDAV.self_neighbour) -> np.ndarray:
     """IV-MDAV written plainly (see :func:`microagg.ivmdav` for the readings).
 
     Book: :ref:`chap-mdav`.

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._defaults import IVMDAV, VMDAV
 from .._jit import HAVE_NUMBA
 from .._validate import as_matrix, check_count, check_flag, check_k, check_real, rescaled
 from . import indexed, loops, vector
@@ -194,7 +195,7 @@ def mdav_single(X: Any, k: int, *, engine: str = "auto") -> np.ndarray:
     return _engine(engine, arr).mdav_single(arr, k, arr.sum(axis=0))
 
 
-def vmdav(X: Any, k: int, *, gamma: float = 0.2, leftover: str = "centroid",
+def vmdav(X: Any, k: int, *, gamma: float = VMDAV.gamma, leftover: str = VMDAV.leftover,
           engine: str = "auto") -> np.ndarray:
     r"""V-MDAV: variable-size MDAV with gain factor :math:`\gamma`.
 
@@ -289,8 +290,9 @@ def assign_leftovers(arr: np.ndarray, labels: np.ndarray, leftover: str) -> np.n
     return labels
 
 
-def ivmdav(X: Any, k: int, *, gamma: float = 1.16, candidates: int | None = None,
-           self_neighbour: bool = True, engine: str = "auto") -> np.ndarray:
+def ivmdav(X: Any, k: int, *, gamma: float = IVMDAV.gamma,
+           candidates: int | None = IVMDAV.candidates,
+           self_neighbour: bool = IVMDAV.self_neighbour, engine: str = "auto") -> np.ndarray:
     r"""IV-MDAV: MDAV-single-group with a variable-size extension step.
 
     The algorithm of Rawat & Borah :cite:p:`rawat2014ivmdav`:

@@ -10,6 +10,7 @@ import pandas as pd
 
 from .. import datasets as _datasets
 from .._core import sse, standardize
+from .._defaults import GA
 from .._genetic import ga_settings
 from .._hybrid import hybrid
 from .._mdav import mdav
@@ -54,7 +55,7 @@ def table2_data(name: str, *, seed: int = 0) -> np.ndarray:
 
 
 def reproduce_table2(*, datasets: Sequence[str] = ("scattered", "clustered", "census", "eia"),
-                     Ks: Sequence[int] = (12, 18, 27), k: int = 3, iterations: int = 10_000,
+                     Ks: Sequence[int] = (12, 18, 27), k: int = 3, iterations: int = GA.iterations,
                      seeds: Sequence[int] = (0, 1, 2), progress: bool = True,
                      n_jobs: int = -1, per_run: bool = False) -> pd.DataFrame:
     r"""Regenerate Table 2 of the genetic-hybrid paper (MDAV vs one-step vs two-step).
@@ -173,7 +174,7 @@ _TABLE2_CELLS = {
 }
 
 
-def table2_cells(*, iterations: int = 10_000, seeds: Sequence[int] = (0, 1, 2),
+def table2_cells(*, iterations: int = GA.iterations, seeds: Sequence[int] = (0, 1, 2),
                  progress: bool = True, n_jobs: int = -1) -> pd.DataFrame:
     """Our cells of Table 2 of the genetic-hybrid paper, tidy, with the spread over seeds.
 

@@ -364,8 +364,7 @@ def clustered(n: int = 1000, *, seed: int | None = 0, low: float = -10_000.0,
 
     Examples
     --------
-    Each record's nearest neighbour is in its own tight cluster, far closer than the box's
-    width:
+    In a box 20,000 wide, every record has a neighbour (in its cluster) less than 400 away:
 
     >>> import numpy as np
     >>> X = clustered(60, seed=2)

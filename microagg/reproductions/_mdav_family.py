@@ -148,7 +148,7 @@ def mdav_readings(*, names: Iterable[str] = ("census", "tarragona", "eia"),
 
     Examples
     --------
-    On Tarragona at ``k = 3`` the IV-MDAV paper's MDAV is the survey's MDAV:
+    On Tarragona at ``k = 3`` the IV-MDAV paper's MDAV row matches the survey's MDAV:
 
     >>> row = mdav_readings(names=["tarragona"], ks=[3]).iloc[0]
     >>> round(float(row["ivmdav_paper"]), 3), round(float(row["mdav"]), 3)

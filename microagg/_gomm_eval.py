@@ -116,6 +116,14 @@ def gomm_cache_clear() -> None:
     """Forget every memoised attribute-group microaggregation.
 
     Book: :ref:`chap-gomm`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> b = score_grouping(np.random.default_rng(0).normal(size=(30, 3)), [[0, 1, 2]], 3)
+    >>> gomm_cache_clear()
+    >>> len(gomm_cache_info())
+    0
     """
     _REGISTRY.clear()
 
@@ -124,6 +132,15 @@ def gomm_cache_info() -> pd.DataFrame:
     """One row per cached (data, k, method): number of groups held and computed.
 
     Book: :ref:`chap-gomm`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gomm_cache_clear()
+    >>> X = np.random.default_rng(0).normal(size=(30, 3))
+    >>> b = score_grouping(X, [[0, 1], [2]], 3)  # two attribute groups microaggregated
+    >>> gomm_cache_info()[["k", "method", "groups", "computed"]].to_dict("records")
+    [{'k': 3, 'method': 'mdav', 'groups': 2, 'computed': 2}]
     """
     rows = [{"shape": key[0][0], "k": c.k, "method": c.method_name, "groups": len(c.entries),
              "computed": c.n_computed} for key, c in _REGISTRY.items()]

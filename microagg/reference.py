@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ._defaults import IVMDAV, VMDAV
 from ._validate import as_matrix, check_k
 
 __all__ = ["mdav_reference", "mdav_single_reference", "vmdav_reference", "ivmdav_reference"]
@@ -68,6 +69,16 @@ def mdav_reference(X: Any, k: int) -> np.ndarray:
     """MDAV, survey Algorithm 1, written plainly (see :func:`microagg.mdav`).
 
     Book: :ref:`chap-mdav`.
+
+    Examples
+    --------
+    >>> import microagg
+    >>> from microagg import datasets
+    >>> X = datasets.vmdav_example()
+    >>> mdav_reference(X, 3).tolist()
+    [0, 0, 0, 2, 2, 2, 3, 3, 3, 3, 1, 1, 1]
+    >>> bool((mdav_reference(X, 3) == microagg.mdav(X, 3)).all())  # the fast engines agree
+    True
     """
     X = as_matrix(X)
     k = check_k(k, X.shape[0])
@@ -91,6 +102,13 @@ def mdav_single_reference(X: Any, k: int) -> np.ndarray:
     """MDAV-single-group written plainly (see :func:`microagg.mdav_single`).
 
     Book: :ref:`chap-mdav`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2], [9.0], [9.1], [9.3]])
+    >>> mdav_single_reference(X, 3).tolist()
+    [0, 0, 0, 2, 2, 2, 1, 1, 1]
     """
     X = as_matrix(X)
     k = check_k(k, X.shape[0])
@@ -99,11 +117,21 @@ def mdav_single_reference(X: Any, k: int) -> np.ndarray:
     return labels
 
 
-def vmdav_reference(X: Any, k: int, *, gamma: float = 0.2,
-                    leftover: str = "centroid") -> np.ndarray:
+def vmdav_reference(X: Any, k: int, *, gamma: float = VMDAV.gamma,
+                    leftover: str = VMDAV.leftover) -> np.ndarray:
     """V-MDAV written plainly (see :func:`microagg.vmdav` for the readings).
 
     Book: :ref:`chap-mdav`.
+
+    Examples
+    --------
+    >>> import microagg
+    >>> from microagg import datasets
+    >>> X = datasets.vmdav_example()
+    >>> vmdav_reference(X, 3).tolist()
+    [0, 0, 0, 0, 3, 3, 3, 2, 2, 2, 1, 1, 1]
+    >>> bool((vmdav_reference(X, 3) == microagg.vmdav(X, 3)).all())  # the fast engines agree
+    True
     """
     X = as_matrix(X)
     k = check_k(k, X.shape[0])
@@ -146,11 +174,22 @@ def vmdav_reference(X: Any, k: int, *, gamma: float = 0.2,
     return labels
 
 
-def ivmdav_reference(X: Any, k: int, *, gamma: float = 1.16, candidates: int | None = None,
-                     self_neighbour: bool = True) -> np.ndarray:
+def ivmdav_reference(X: Any, k: int, *, gamma: float = IVMDAV.gamma,
+                     candidates: int | None = IVMDAV.candidates,
+                     self_neighbour: bool = IVMDAV.self_neighbour) -> np.ndarray:
     """IV-MDAV written plainly (see :func:`microagg.ivmdav` for the readings).
 
     Book: :ref:`chap-mdav`.
+
+    Examples
+    --------
+    >>> import microagg
+    >>> from microagg import datasets
+    >>> X = datasets.vmdav_example()
+    >>> ivmdav_reference(X, 3).tolist()
+    [0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]
+    >>> bool((ivmdav_reference(X, 3) == microagg.ivmdav(X, 3)).all())  # the fast engines agree
+    True
     """
     X = as_matrix(X)
     k = check_k(k, X.shape[0])

@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._defaults import GA, GOMM
 from ._genetic import table1_cells, table2_cells
 from ._gomm import (
     GommReproduction,
@@ -27,8 +28,9 @@ __all__ = ["ENTRIES", "get_entry", "run", "gomm_reproduction"]
 #: The GOMM paper's settings (Section 4.2): population, generations, crossovers and
 #: mutations of each kind per generation. The paper averages several runs; we average three
 #: seeded runs per (data set, k). D-GOMM's window (``patience``) is our choice.
-_GOMM = {"population": 200, "generations": 100, "crossovers": 25, "mutations_per_operator": 10,
-         "seeds": (0, 1, 2), "patience": 5}
+_GOMM = {"population": GOMM.population, "generations": GOMM.generations,
+         "crossovers": GOMM.crossovers, "mutations_per_operator": GOMM.mutations_per_operator,
+         "seeds": (0, 1, 2), "patience": GOMM.patience}
 _GOMM_QUICK = {"population": 30, "generations": 8, "crossovers": 5, "mutations_per_operator": 2,
                "seeds": (0,)}
 
@@ -81,7 +83,7 @@ ENTRIES: dict[str, Entry] = {e.name: e for e in (
           inputs=("chromosomes", "mutation_rate", "crossover_rate", "iterations")),
     Entry("genetic-table2", "genetic", ("2",), "Genetic-hybrid paper, Table 2: MDAV against "
           "one-step and two-step partitioning (k = 3)", "sec-genetic-table2", table2_cells,
-          paper_settings={"iterations": 10_000, "seeds": (0, 1, 2)},
+          paper_settings={"iterations": GA.iterations, "seeds": (0, 1, 2)},
           quick_settings={"iterations": 200}, reasons=_genetic_reason),
     Entry("gomm-tables1-2", "gomm", ("1", "2"), "GOMM paper, Tables 1-2: GOMM's best grouping "
           "per k (Water-treatment, Census)", "sec-gomm-tables", best_grouping_cells,
@@ -121,6 +123,16 @@ def run(name: str, *, quick: bool | None = None, progress: bool = True) -> pd.Da
     ``MICROAGG_QUICK=1`` (nbval's quick check) or ``quick=True`` asks for the reduced ones.
 
     Book: :ref:`page-ledger`.
+
+    Examples
+    --------
+    V-MDAV's Example 1 (figure data: no published cells):
+
+    >>> ours = run("vmdav-example1", progress=False)
+    >>> ours[["method", "metric"]].values.tolist()
+    [['mdav', 'SSE'], ['vmdav', 'SSE'], ['optimal', 'SSE']]
+    >>> bool(ours["ours"].iloc[1] == ours["ours"].iloc[2])  # V-MDAV finds the optimum here
+    True
     """
     return run_entry(get_entry(name), quick=quick, progress=progress)
 

@@ -46,6 +46,13 @@ def ivmdav_view(dataset: Any = "census", k: int = 3, *, gamma: float = 1.16,
     Returns
     -------
     matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from microagg.views import ivmdav_view, two_d_data
+    >>> fig = ivmdav_view(two_d_data("scattered 2-D"), 3)
+    >>> [ax.get_title() for ax in fig.axes]
+    ['data (n = 40), k = 3: 13 vs 13 groups', 'IL: IV-MDAV +0.0000 points']
     """
 
     if isinstance(dataset, str):
@@ -122,6 +129,16 @@ def explore_ivmdav(*, dataset: str = "census", k: int = 3, gamma: float = 1.16) 
     [0, 2].
 
     Book: :ref:`chap-ivmdav`.
+
+    Examples
+    --------
+    Outside a notebook the explorer's figure is shown as text; we drop it:
+
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):
+    ...     box = explore_ivmdav(dataset="tarragona")
+    >>> [(c.description, c.value) for c in box.children[:-1]]
+    [('data set', 'tarragona'), ('k', 3), ('gamma', 1.16)]
     """
     return explorer(ivmdav_view, {"dataset": ["tarragona", "census", "eia"], "k": [3, 4, 5, 10],
                                   "gamma": [1.0, 1.16, 1.4]},

@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 
 from .. import datasets
 from .._core import sse, standardize
+from .._defaults import GA
 from .._genetic import ga_partition
 from .._hybrid import macrogroups
 from .._mdav import mdav
@@ -37,8 +38,9 @@ def _ga_default_points() -> Any:
 
 
 @cvd_safe
-def ga_view(X: Any = None, k: int = 3, *, mutation_rate: float = 0.1,
-            crossover_rate: float = 0.5, iterations: int = 300, population: int = 10,
+def ga_view(X: Any = None, k: int = 3, *, mutation_rate: float = GA.mutation_rate,
+            crossover_rate: float = GA.crossover_rate, iterations: int = 300,
+            population: int = GA.population,
             seed: int = 0, initial: Any = None,
             figsize: tuple[float, float] = (10.0, 4.0)) -> Figure:
     """Figure: the GA's best k-partition of a small 2-D set, and its fitness curve.

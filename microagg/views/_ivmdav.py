@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 
 from .. import datasets, published
 from .._core import information_loss
+from .._defaults import IVMDAV
 from .._mdav import ivmdav, mdav_single
 from ._explorer import explorer
 from ._plotting import cvd_safe, set_alt_text, sizes_text
@@ -20,7 +21,7 @@ __all__ = ["ivmdav_view", "explore_ivmdav"]
 
 
 @cvd_safe
-def ivmdav_view(dataset: Any = "census", k: int = 3, *, gamma: float = 1.16,
+def ivmdav_view(dataset: Any = "census", k: int = 3, *, gamma: float = IVMDAV.gamma,
                 figsize: tuple[float, float] = (10.0, 3.8)) -> Figure:
     """Figure: what IV-MDAV's extension step does, against MDAV-single-group.
 
@@ -106,7 +107,7 @@ def _il_panel(right: Any, name: str | None, k: int, gamma: float, il_single: flo
     right.set_xlabel("information loss IL (%)")
     right.set_title(f"IL: IV-MDAV {il_iv - il_single:+.4f} points", fontsize=10)
     shown = [il_single, il_iv]
-    if name is not None and gamma == 1.16 and k in (3, 4, 5, 10):
+    if name is not None and gamma == IVMDAV.gamma and k in (3, 4, 5, 10):
         try:
             pub = published.value("ivmdav", 1, name, "ivmdav", k, "IL")
         except ValueError:
@@ -121,7 +122,8 @@ def _il_panel(right: Any, name: str | None, k: int, gamma: float, il_single: flo
     right.set_xlim(lo - pad, hi + pad)
 
 
-def explore_ivmdav(*, dataset: str = "census", k: int = 3, gamma: float = 1.16) -> Any:
+def explore_ivmdav(*, dataset: str = "census", k: int = 3,
+                   gamma: float = IVMDAV.gamma) -> Any:
     """Data set, ``k`` and ``gamma`` controls around :func:`ivmdav_view`.
 
     Static pages hold the three reference data sets, ``k`` in 3, 4, 5, 10 and gamma
@@ -141,7 +143,7 @@ def explore_ivmdav(*, dataset: str = "census", k: int = 3, gamma: float = 1.16) 
     [('data set', 'tarragona'), ('k', 3), ('gamma', 1.16)]
     """
     return explorer(ivmdav_view, {"dataset": ["tarragona", "census", "eia"], "k": [3, 4, 5, 10],
-                                  "gamma": [1.0, 1.16, 1.4]},
+                                  "gamma": [1.0, IVMDAV.gamma, 1.4]},
                     value={"dataset": dataset, "k": k, "gamma": gamma},
                     live={"k": (2, 10, 1), "gamma": (0.0, 2.0, 0.02)},
                     labels={"dataset": "data set"})

@@ -4,12 +4,12 @@ Run as a script (not collected by pytest)::
 
     .venv/bin/python tests/benchmarks/bench_gomm.py          # kernels + one paper-setting run
     .venv/bin/python tests/benchmarks/bench_gomm.py --quick  # kernels only
-    .venv/bin/python tests/benchmarks/bench_gomm.py --against 3e92069  # old code vs this
+    .venv/bin/python tests/benchmarks/bench_gomm.py --against c1d8519  # old code vs this
 
-``--against REV`` checks out ``REV`` (default: the last commit before GOMM's
-column-wise MDAV kernel) in a temporary git worktree, runs the same paper-setting
-GOMM runs there (in a subprocess importing that ``microagg``) and here, in turn,
-prints the ratio of CPU seconds and fails unless groupings, measures, the score of
+``--against REV`` checks out ``REV`` (default: :data:`BEFORE_FAST_PATH`, the code
+before issue 25's fast scorer) in a temporary git worktree, runs the same
+paper-setting GOMM runs there (in a subprocess importing that ``microagg``) and
+here, in turn, prints the ratio of CPU seconds and fails unless groupings, measures, the score of
 every member of every generation and the history are identical.
 
 Targets (chapter 6): one GOMM run at the paper's settings (population 200, 100
@@ -113,8 +113,8 @@ def bench_run() -> None:
           "scored (the rest were cache hits); groups MDAV = attribute groups microaggregated.")
 
 
-#: The last commit before the column-wise MDAV kernel of microagg._gomm_kernels.
-BEFORE_FAST_PATH = "3e92069"
+#: The last commit before the fast GOMM scorer (issue 25: at least 4x faster, same runs).
+BEFORE_FAST_PATH = "c1d8519"
 #: Paper-setting runs compared by ``--against``: (data, k).
 AGAINST_RUNS = (("water-treatment", 5), ("water-treatment", 25), ("census", 25))
 

@@ -36,7 +36,7 @@ from ._core import standardize as _standardize
 from ._jit import HAVE_NUMBA
 from ._methods import method_function
 from ._risk import ScoreBreakdown
-from ._risk_kernels import dld_grouped, id_counts, rival_clusters, rival_margin
+from ._risk_kernels import dld_grouped, id_counts, principal_axes, rival_clusters, rival_margin
 from ._validate import as_matrix, check_k, scale_exponent
 
 __all__ = ["multivariate", "score_grouping", "k_anonymity_level", "gomm_cache_info",
@@ -282,6 +282,8 @@ class Evaluator:
         centred = Z - Z.mean(axis=0)
         self.sst = float(np.einsum("ij,ij->", centred, centred))
         self.margin = rival_margin(Z)
+        self.axes = principal_axes(Z)
+        self.Pz = np.ascontiguousarray(Z @ self.axes)
         self.released: dict[tuple[int, ...], _Released] = {}
         self.dld_time = 0.0
 
@@ -330,7 +332,8 @@ class Evaluator:
         t0 = time.perf_counter()
         released = [self._released(cols, e) for cols, e in zip(canon, entries, strict=True)]
         dld = dld_grouped(self.Z, canon, [r.labels for r in released],
-                          [r.values for r in released], [r.rivals for r in released])
+                          [r.values for r in released], [r.rivals for r in released],
+                          self.axes, self.Pz)
         self.dld_time += time.perf_counter() - t0
         result = ScoreBreakdown(il=100.0 * sse / self.sst, id=100.0 * idc / (self.n * self.p),
                                 dld=dld)

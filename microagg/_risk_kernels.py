@@ -296,15 +296,18 @@ def rival_margin(Z: np.ndarray) -> np.ndarray:
 
 
 @njit
-def _dld_grouped_kernel(Z, U, mult, own, first, L, cbase, r_ptr, r_cl):  # type: ignore[no-untyped-def]
+def _dld_grouped_kernel(Z, U, mult, own, first, L, cbase, r_ptr, r_cl, Pz, Pu, slack):  # type: ignore[no-untyped-def]
     """Each record's linked fraction (0, or 1/#tied), visiting only rows with a rival.
 
     ``L[g]``, ``cbase`` (cluster numbers of group ``g`` start at ``cbase[g]``),
     ``r_ptr[g]`` and ``r_cl`` (rival clusters, numbered globally) describe the
     groups; ``U``, ``mult``, ``own`` and ``first`` the distinct rows (row ``j`` is
-    record ``first[j]``'s). Decisions on the exact distances of :func:`_dld_kernel`.
+    record ``first[j]``'s). A visited row is first filtered by the bound of its
+    projections ``Pu`` against the record's ``Pz``, widened as in :func:`_dld_kernel`;
+    decisions on the exact distances of :func:`_dld_kernel`.
     """
     n, p = Z.shape
+    r = Pz.shape[1]
     m = U.shape[0]
     G = L.shape[0]
     start = np.zeros(cbase[G] + 1, np.int64)  # the rows holding each cluster
@@ -331,6 +334,7 @@ def _dld_grouped_kernel(Z, U, mult, own, first, L, cbase, r_ptr, r_cl):  # type:
         seen[o] = i
         tied = mult[o]
         linked = True
+        bound = d_own * (1.0 + 1e-6) + slack
         for g in range(G):
             for q in range(r_ptr[g, i], r_ptr[g, i + 1]):
                 c = r_cl[q]
@@ -339,6 +343,12 @@ def _dld_grouped_kernel(Z, U, mult, own, first, L, cbase, r_ptr, r_cl):  # type:
                     if seen[j] == i:
                         continue
                     seen[j] = i
+                    lb = 0.0
+                    for a in range(r):
+                        t = Pz[i, a] - Pu[j, a]
+                        lb += t * t
+                    if lb > bound:
+                        continue
                     s = 0.0
                     over = False
                     for col in range(p):
@@ -363,14 +373,15 @@ def _dld_grouped_kernel(Z, U, mult, own, first, L, cbase, r_ptr, r_cl):  # type:
 
 
 def dld_grouped(Z: np.ndarray, groups: Sequence[Sequence[int]], labels: Sequence[np.ndarray],
-                centroids: Sequence[np.ndarray],
-                rivals: Sequence[tuple[np.ndarray, np.ndarray]]) -> float:
+                centroids: Sequence[np.ndarray], rivals: Sequence[tuple[np.ndarray, np.ndarray]],
+                axes: np.ndarray, Pz: np.ndarray) -> float:
     """DLD in % of the release made group by group, :func:`dld_standardized`'s value.
 
     Group ``g`` (columns ``groups[g]``) releases record ``i`` as
     ``centroids[g][labels[g][i]]``; ``rivals[g]`` is :func:`rival_clusters` of the
-    group with :func:`rival_margin` of ``Z``. Needs numba to be fast (without it,
-    the numpy twin of the full search runs instead; same answer).
+    group with :func:`rival_margin` of ``Z``; ``Pz = Z @ axes`` (orthonormal columns,
+    e.g. :func:`principal_axes`; they only filter). Needs numba to be fast (without
+    it, the numpy twin of the full search runs instead; same answer).
     """
     keys = np.vstack(labels)
     sizes = np.array([c.shape[0] for c in centroids], dtype=np.int64)
@@ -391,5 +402,9 @@ def dld_grouped(Z: np.ndarray, groups: Sequence[Sequence[int]], labels: Sequence
         r_ptr[g] = ptr + base
         base += ptr[-1]
     r_cl = np.concatenate([cl + cbase[g] for g, (_, cl) in enumerate(rivals)])
-    linked = _dld_grouped_kernel(Z, U, mult, own, first, keys, cbase, r_ptr, r_cl)
+    Pu = U @ axes
+    # the rounding error of a projection is far below 1e-9 * (1 + largest |coordinate| sum)
+    scale = 1.0 + float(np.abs(Z).sum(axis=1).max()) + float(np.abs(U).sum(axis=1).max())
+    linked = _dld_grouped_kernel(Z, U, mult, own, first, keys, cbase, r_ptr, r_cl, Pz, Pu,
+                                 1e-9 * scale * scale)
     return 100.0 * math.fsum(linked) / Z.shape[0]

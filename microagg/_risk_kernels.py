@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -295,17 +296,36 @@ def rival_margin(Z: np.ndarray) -> np.ndarray:
     return 1e-9 * ((np.abs(Z) + M) ** 2).sum(axis=1)
 
 
+class DistinctRows(NamedTuple):
+    """The distinct rows of a release (:func:`release_rows`) and their projections."""
+
+    U: np.ndarray  #: the rows, (m, p)
+    mult: np.ndarray  #: how many records were released as each
+    own: np.ndarray  #: the row of each record
+    first: np.ndarray  #: the first record released as each row
+    Pu: np.ndarray  #: the rows' projections on the axes, (m, r)
+
+
+class Rivals(NamedTuple):
+    """The attribute groups of a release and their records' rival clusters."""
+
+    L: np.ndarray  #: (G, n) each record's cluster in each group
+    cbase: np.ndarray  #: (G + 1,) the clusters of group g are numbered from cbase[g]
+    r_ptr: np.ndarray  #: (G, n + 1) record i's rivals in group g: r_cl[r_ptr[g, i]:r_ptr[g, i+1]]
+    r_cl: np.ndarray  #: the rival clusters, numbered across the groups
+
+
 @njit
-def _dld_grouped_kernel(Z, U, mult, own, first, L, cbase, r_ptr, r_cl, Pz, Pu, slack):  # type: ignore[no-untyped-def]
+def _dld_grouped_kernel(Z, Pz, rel, riv, slack):  # type: ignore[no-untyped-def]
     """Each record's linked fraction (0, or 1/#tied), visiting only rows with a rival.
 
-    ``L[g]``, ``cbase`` (cluster numbers of group ``g`` start at ``cbase[g]``),
-    ``r_ptr[g]`` and ``r_cl`` (rival clusters, numbered globally) describe the
-    groups; ``U``, ``mult``, ``own`` and ``first`` the distinct rows (row ``j`` is
-    record ``first[j]``'s). A visited row is first filtered by the bound of its
-    projections ``Pu`` against the record's ``Pz``, widened as in :func:`_dld_kernel`;
+    ``rel`` (:class:`DistinctRows`) holds the distinct rows, ``riv`` (:class:`Rivals`)
+    the groups. A visited row is first filtered by the bound of its projections
+    ``rel.Pu`` against the record's ``Pz``, widened as in :func:`_dld_kernel`;
     decisions on the exact distances of :func:`_dld_kernel`.
     """
+    U, mult, own, first, Pu = rel
+    L, cbase, r_ptr, r_cl = riv
     n, p = Z.shape
     r = Pz.shape[1]
     m = U.shape[0]
@@ -405,6 +425,6 @@ def dld_grouped(Z: np.ndarray, groups: Sequence[Sequence[int]], labels: Sequence
     Pu = U @ axes
     # the rounding error of a projection is far below 1e-9 * (1 + largest |coordinate| sum)
     scale = 1.0 + float(np.abs(Z).sum(axis=1).max()) + float(np.abs(U).sum(axis=1).max())
-    linked = _dld_grouped_kernel(Z, U, mult, own, first, keys, cbase, r_ptr, r_cl, Pz, Pu,
-                                 1e-9 * scale * scale)
+    linked = _dld_grouped_kernel(Z, Pz, DistinctRows(U, mult, own, first, Pu),
+                                 Rivals(keys, cbase, r_ptr, r_cl), 1e-9 * scale * scale)
     return 100.0 * math.fsum(linked) / Z.shape[0]

@@ -20,6 +20,8 @@ input order (the engine contract of :mod:`microagg._mdav`; ``tests/test_mdav.py`
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .._jit import njit
@@ -56,14 +58,28 @@ def _first_max(d, done, width):  # type: ignore[no-untyped-def]
     return best
 
 
+class Columns(NamedTuple):
+    """The state of :func:`mdav_columns`: the columns and what every step shares."""
+
+    W: np.ndarray  #: the data, (p, width): the remaining and not yet squeezed records
+    rows: np.ndarray  #: input index of each column of ``W``
+    done: np.ndarray  #: flags of the columns already grouped
+    d: np.ndarray  #: squared distance of each column to the current seed
+    total: np.ndarray  #: running total of the remaining records
+    labels: np.ndarray  #: the labels being written (-1: not grouped yet)
+    heap_d: np.ndarray  #: work: distances of the nearest records kept
+    group: np.ndarray  #: work: the positions of the group being formed
+
+
 @njit
-def _take_group(W, rows, done, d, width, r, k, total, labels, g, heap_d, group):  # type: ignore[no-untyped-def]
+def _take_group(st, width, r, k, g):  # type: ignore[no-untyped-def]
     """Group ``g``: position ``r`` and its ``k - 1`` nearest remaining records.
 
-    ``d[:width]`` receives the squared distances to record ``r``; the group's
+    ``st.d[:width]`` receives the squared distances to record ``r``; the group's
     records get label ``g``, are flagged ``done`` and leave the running ``total``
     in input order.
     """
+    W, rows, done, d, total, labels, heap_d, group = st
     _column_distances(W, width, W[:, r].copy(), d)
     count = 0
     heap_a = group[1:]
@@ -131,23 +147,23 @@ def mdav_columns(W, k, total):  # type: ignore[no-untyped-def]
     done = np.zeros(n, np.bool_)
     d = np.empty(n)
     c = np.empty(p)
-    heap_d = np.empty(max(k - 1, 1))
-    group = np.empty(k, np.int64)
+    st = Columns(W, rows, done, d, total, labels, np.empty(max(k - 1, 1)),
+                 np.empty(k, np.int64))
     width = n
     m = n
     g = 0
     while m >= 3 * k:
         r = _farthest_from_centroid(W, done, width, m, total, c, d)
-        _take_group(W, rows, done, d, width, r, k, total, labels, g, heap_d, group)
+        _take_group(st, width, r, k, g)
         s = _first_max(d, done, width)  # farthest from x_r: d holds the distances to it
-        _take_group(W, rows, done, d, width, s, k, total, labels, g + 1, heap_d, group)
+        _take_group(st, width, s, k, g + 1)
         g += 2
         m -= 2 * k
         if 4 * m <= 3 * width:
             width = _squeeze(W, rows, done, width)
     if m >= 2 * k:
         r = _farthest_from_centroid(W, done, width, m, total, c, d)
-        _take_group(W, rows, done, d, width, r, k, total, labels, g, heap_d, group)
+        _take_group(st, width, r, k, g)
         g += 1
     for a in range(width):
         if not done[a]:

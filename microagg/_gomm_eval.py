@@ -279,6 +279,7 @@ class Evaluator:
         self.groups = _cache_for(Z, k, method, shared=shared_cache)
         self.id_counts: dict[tuple[int, ...], int] = {}
         self.scores: dict[Grouping, ScoreBreakdown] = {}
+        self.by_chromosome: dict[Grouping, float] = {}
         centred = Z - Z.mean(axis=0)
         self.sst = float(np.einsum("ij,ij->", centred, centred))
         self.margin = rival_margin(Z)
@@ -315,7 +316,10 @@ class Evaluator:
 
     def fitness(self, c: Grouping) -> float:
         """GOMM's fitness of a chromosome (any group order): its score."""
-        return self(canonical(c)).score
+        score = self.by_chromosome.get(c)  # clones come back often: skip the sorting
+        if score is None:
+            score = self.by_chromosome[c] = self(canonical(c)).score
+        return score
 
     def __call__(self, canon: Grouping) -> ScoreBreakdown:
         hit = self.scores.get(canon)

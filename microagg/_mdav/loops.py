@@ -20,6 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import njit
+from .columns import mdav_columns
 from .kernels import offer, sort_pairs, sqdist_row
 
 __all__ = ["mdav", "mdav_single", "vmdav", "ivmdav", "mdav_rounds", "vmdav_rounds",
@@ -347,8 +348,12 @@ def ivmdav_rounds(X, k, gamma, n_candidates, self_neighbour, total):  # type: ig
 
 
 def mdav(X: np.ndarray, k: int, total: np.ndarray) -> np.ndarray:
-    """MDAV on the loops (engine contract of :mod:`microagg._mdav`)."""
-    return mdav_rounds(X, k, total, True)
+    """MDAV on the loops (engine contract of :mod:`microagg._mdav`).
+
+    The rounds of :func:`mdav_rounds`, run on the transposed data by
+    :func:`~microagg._mdav.columns.mdav_columns` (same labels, 2-3 times faster).
+    """
+    return mdav_columns(X.T.copy(), k, total)  # a copy: the kernel overwrites it
 
 
 def mdav_single(X: np.ndarray, k: int, total: np.ndarray) -> np.ndarray:

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_helpers import as_from_a_terminal
 
 import microagg
 from microagg._entry import SIGNALS, interrupted
@@ -52,14 +53,6 @@ def _handled(pid: int) -> bool:
     return all(_caught(pid, sig) for sig in SIGNALS)
 
 
-def _as_from_a_terminal() -> None:
-    """In the child before it runs ``microagg``: every one of :data:`SIGNALS` at its default,
-    as a command typed at a terminal starts (a test run started in the background by a
-    script inherits SIGINT ignored, and an ignored signal stays ignored)."""
-    for sig in SIGNALS:
-        signal.signal(sig, signal.SIG_DFL)
-
-
 def _run_until(how: signal.Signals, delay: float | None, folder: Path, via_module: bool
                ) -> tuple[int, str]:
     """Start ``microagg protect - -k 3 -o folder/out.csv`` reading a standard input that
@@ -70,7 +63,7 @@ def _run_until(how: signal.Signals, delay: float | None, folder: Path, via_modul
                else [str(SCRIPT)])
     proc = subprocess.Popen([*command, "protect", "-", "-k", "3", "-o", str(folder / "out.csv")],
                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, preexec_fn=_as_from_a_terminal)
+                            stderr=subprocess.PIPE, preexec_fn=as_from_a_terminal)
     try:
         if delay is not None:
             start = time.monotonic()
@@ -115,7 +108,7 @@ def test_a_signal_ignored_from_the_start_stays_ignored(tmp_path):
     """Under ``nohup`` (SIGHUP ignored when the process starts) a closed terminal does not
     stop the run: the handlers leave an ignored signal alone, and the output is written."""
     def nohup() -> None:
-        _as_from_a_terminal()
+        as_from_a_terminal()
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
     out = tmp_path / "out.csv"

@@ -48,6 +48,14 @@ class ReleaseAudit:
     smallest : int
         The fewest rows sharing one released combination of strata keys and protected
         columns (0 without protected columns).
+
+    Examples
+    --------
+    >>> import pandas as pd, microagg
+    >>> df = pd.DataFrame({"age": [23, 25, 24, 61, 64, 60], "town": list("abcdef")})
+    >>> report = microagg.audit(df, microagg.microaggregate(df, k=3), k=3)
+    >>> report.passed, report.rows, report.protected, report.smallest
+    (True, 6, ['age'], 3)
     """
 
     passed: bool

@@ -347,14 +347,16 @@ def _stop(signum: int, frame: object) -> None:
 @contextmanager
 def _clean_shutdown() -> Iterator[None]:
     """Ctrl-C, SIGTERM and SIGHUP raise :class:`Interrupted` while the block runs, so every
-    ``finally`` runs (temporary files removed, workers ended); handlers restored after."""
+    ``finally`` runs (temporary files removed, workers ended); handlers restored after. A
+    signal that is ignored when the block starts stays ignored."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     before = {sig: signal.getsignal(sig) for sig in SIGNALS}
     try:
-        for sig in SIGNALS:
-            signal.signal(sig, _stop)
+        for sig, handler in before.items():
+            if handler != signal.SIG_IGN:  # ignored (nohup, a script's background job): stays so
+                signal.signal(sig, _stop)
         yield
     finally:
         for sig, handler in before.items():

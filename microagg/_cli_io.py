@@ -38,6 +38,7 @@ from typing import IO, Any
 import pandas as pd
 
 from ._csv import read_text_csv
+from ._defaults import GA, HYBRID, IVMDAV, MACROGROUP_SIZE, VMDAV
 from ._entry import SIGNALS
 from ._methods import METHODS
 from ._release import check_names
@@ -59,25 +60,30 @@ def _yes_no(text: str) -> bool:
 
 #: Every method option of the registry: its flag, how to read it, and its help text.
 METHOD_OPTIONS: dict[str, tuple[str, Callable[[str], Any], str]] = {
-    "gamma": ("--gamma", float, "gain factor of vmdav (default 0.2) and ivmdav (default 1.16)"),
+    "gamma": ("--gamma", float, f"gain factor of vmdav (default {VMDAV.gamma}) and ivmdav "
+              f"(default {IVMDAV.gamma})"),
     "leftover": ("--leftover", str, "vmdav: where the last records go, 'centroid' (nearest "
-                 "group centroid, default) or 'record' (group of the nearest record)"),
+                 "group centroid) or 'record' (group of the nearest record); default "
+                 f"{VMDAV.leftover!r}"),
     "candidates": ("--candidates", int, "ivmdav: neighbours considered for the extension "
                    "(default 2k)"),
-    "self_neighbour": ("--self-neighbour", _yes_no, "ivmdav: yes (default) or no, whether "
-                       "a candidate counts as its own first neighbour"),
+    "self_neighbour": ("--self-neighbour", _yes_no, "ivmdav: yes or no, whether a candidate "
+                       "counts as its own first neighbour (default "
+                       f"{'yes' if IVMDAV.self_neighbour else 'no'})"),
     "K": ("--K", int, "hybrid: macrogroup size (default: the smallest multiple of k that "
-          "is at least 21; one-step: max(21, k))"),
-    "partitioning": ("--partitioning", str, "hybrid: 'two-step' (default) or 'one-step'"),
+          f"is at least {MACROGROUP_SIZE}; one-step: max({MACROGROUP_SIZE}, k))"),
+    "partitioning": ("--partitioning", str, "hybrid: 'two-step' or 'one-step' (default "
+                     f"{HYBRID.partitioning!r})"),
     "seed": ("--seed", int, "hybrid: random seed (same seed, same result)"),
-    "n_jobs": ("--n-jobs", int, "hybrid: threads for the macrogroups (-1: one per CPU)"),
-    "population": ("--population", int, "hybrid: chromosomes per GA (default 10)"),
+    "n_jobs": ("--n-jobs", int, "hybrid: threads for the macrogroups (-1: one per CPU; "
+               f"default {HYBRID.n_jobs})"),
+    "population": ("--population", int, f"hybrid: chromosomes per GA (default {GA.population})"),
     "mutation_rate": ("--mutation-rate", float, "hybrid: per-gene mutation probability "
-                      "(default 0.1)"),
+                      f"(default {GA.mutation_rate})"),
     "crossover_rate": ("--crossover-rate", float, "hybrid: crossover probability "
-                       "(default 0.5)"),
+                       f"(default {GA.crossover_rate})"),
     "iterations": ("--iterations", int, "hybrid: GA generations per macrogroup "
-                   "(default 10000)"),
+                   f"(default {GA.iterations})"),
 }
 
 

@@ -80,6 +80,11 @@ def standardize(X: Any) -> Any:
     See Also
     --------
     sst : equals ``n * p`` on standardised data.
+
+    Examples
+    --------
+    >>> standardize([[1.0, 10.0], [3.0, 30.0]]).tolist()
+    [[-1.0, -1.0], [1.0, 1.0]]
     """
     arr = as_matrix(X)
     names = list(X.columns) if isinstance(X, pd.DataFrame) else list(range(arr.shape[1]))
@@ -277,6 +282,11 @@ def aggregate(X: Any, labels: Any) -> Any:
         Same shape (and, for a DataFrame, same index and column names) as ``X``.
         Each column mean is preserved, and each released row is shared by all
         members of its group.
+
+    Examples
+    --------
+    >>> aggregate([[0.0], [2.0], [10.0], [12.0]], [0, 0, 1, 1]).ravel().tolist()
+    [1.0, 1.0, 11.0, 11.0]
     """
     arr = as_matrix(X)
     centre, inverse = group_centroids(arr, as_labels(labels, arr.shape[0]))
@@ -340,6 +350,11 @@ def relabel(labels: Any) -> np.ndarray:
     ``relabel`` forms are equal.
 
     Book: :ref:`chap-foundations`.
+
+    Examples
+    --------
+    >>> relabel([7, 7, 2, 5, 2]).tolist()
+    [0, 0, 1, 2, 1]
     """
     lab = as_labels(labels)
     _, first, inverse = np.unique(lab, return_index=True, return_inverse=True)

@@ -64,6 +64,21 @@ class DataNotFoundError(FileNotFoundError):
     """A reference data file is missing, cannot be fetched, or is not the expected file.
 
     Book: :ref:`chap-foundations`.
+
+    Examples
+    --------
+    Offline, with an empty folder and an empty cache, the file cannot be found:
+
+    >>> import os, tempfile
+    >>> from unittest import mock
+    >>> from microagg import datasets
+    >>> with tempfile.TemporaryDirectory() as empty, mock.patch.dict(
+    ...         os.environ, {"MICROAGG_OFFLINE": "1", "MICROAGG_CACHE": empty}):
+    ...     try:
+    ...         datasets.load("census", folder=empty)
+    ...     except datasets.DataNotFoundError as err:
+    ...         print("not found:", "CASCrefmicrodata.rda" in str(err))
+    not found: True
     """
 
 

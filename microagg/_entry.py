@@ -6,7 +6,8 @@ installs handlers for :data:`SIGNALS` and only then imports the command line
 in that second ends the process at once with one line on standard error and exit
 status 128 plus its number (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP): nothing
 has been written yet, so there is nothing to clean up, and no traceback. Once a
-command runs, :func:`microagg._cli.main` takes over the signals (a clean shutdown that
+command runs, :func:`microagg._cli.main` takes over the signals (except one ignored
+when the process started, e.g. SIGHUP under ``nohup``, which stays ignored) (a clean shutdown that
 removes the run's temporary files) and gives them back after. This module imports
 only the standard library; ``import microagg`` imports nothing heavy (its names load
 lazily), so the handlers are in place a few milliseconds after Python starts.
@@ -37,11 +38,12 @@ def _stop_now(signum: int, frame: object) -> None:
 
 def main() -> int:
     """Entry point of the ``microagg`` command: signals first, then the command line."""
-    for sig in SIGNALS:
-        signal.signal(sig, _stop_now)
+    handled = [sig for sig in SIGNALS if signal.getsignal(sig) != signal.SIG_IGN]
+    for sig in handled:  # a signal ignored from the start (nohup, a background job of a
+        signal.signal(sig, _stop_now)  # script) stays ignored, as POSIX programs do
     from ._cli import main as run
 
     code = run()
-    for sig in SIGNALS:  # the run is over (its output published): a late signal ends
+    for sig in handled:  # the run is over (its output published): a late signal ends
         signal.signal(sig, signal.SIG_DFL)  # the exit silently, as by default
     return code

@@ -200,7 +200,7 @@ def repair(X: np.ndarray, lab: np.ndarray, k: int, G: int, counts: np.ndarray,
     head = np.empty(G, dtype=np.int64)
     nxt = np.empty(n, dtype=np.int64)
     donors = np.empty(G, dtype=np.int64)
-    if _trim_and_complete(X, lab, k, G, counts, sums, head, nxt, donors):
+    if _trim_and_complete(X, lab, k, counts, sums, head, nxt, donors):
         _place_loose(X, lab, k, G, counts, sums, free)
 
 
@@ -208,12 +208,13 @@ def repair(X: np.ndarray, lab: np.ndarray, k: int, G: int, counts: np.ndarray,
 # the exception paths numba can drop all reference counting from the loops below.
 # long: one compiled pass over the groups; splitting it would add calls in the hot loop
 @njit(nogil=True, error_model="numpy")
-def _trim_and_complete(X: np.ndarray, lab: np.ndarray, k: int, G: int, counts: np.ndarray,
+def _trim_and_complete(X: np.ndarray, lab: np.ndarray, k: int, counts: np.ndarray,
                        sums: np.ndarray, head: np.ndarray, nxt: np.ndarray,
                        donors: np.ndarray) -> bool:
     """Steps 1-2 of :func:`repair`: trim oversized groups, complete undersized ones.
 
-    First sets ``counts`` and ``sums`` for ``lab`` and chains the members of
+    The ``G`` labels are ``0 .. G-1``, ``G = counts.size``. First sets ``counts`` and
+    ``sums`` for ``lab`` and chains the members of
     each group into a list (``head[g]``: its last record, ``nxt[i]``: the
     previous record of the same group, ``-1``: none), so that the candidates of
     step 2 are found without scanning all records. ``donors`` (length ``G``) is
@@ -227,6 +228,7 @@ def _trim_and_complete(X: np.ndarray, lab: np.ndarray, k: int, G: int, counts: n
         k-partition; if so, :func:`_place_loose` finishes the repair.
     """
     n, p = X.shape
+    G = counts.size
     kmax = 2 * k - 1
     for g in range(G):
         counts[g] = 0
@@ -479,14 +481,15 @@ def _mutate(state: np.ndarray, child: np.ndarray, G: int, rate: float) -> bool:
 # long: the whole generation loop in one compiled function, so state stays in registers
 @njit(nogil=True)
 def ga_core(X: np.ndarray, k: int, pop: np.ndarray, n_given: int, mutation_rate: float,
-             crossover_rate: float, iterations: int, state: np.ndarray,
-             history: np.ndarray) -> tuple[np.ndarray, float]:
+             crossover_rate: float, iterations: int,
+             state: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
     """The GA main loop. ``pop`` (population x n) holds ``n_given`` injected rows.
 
-    Returns the best chromosome and its SSE; fills ``history[t] = (best, mean)``
+    Returns the best chromosome, its SSE and the history: ``history[t] = (best, mean)``
     fitness after ``t`` generations (row 0: the initial population).
     """
     P, n = pop.shape
+    history = np.zeros((iterations + 1, 2))
     p = X.shape[1]
     G = n // k
     total_ss = 0.0
@@ -548,7 +551,7 @@ def ga_core(X: np.ndarray, k: int, pop: np.ndarray, n_given: int, mutation_rate:
                 if _mutate(state, child, G, mutation_rate):
                     changed = True
                 if changed:  # repair, with the work arrays allocated above
-                    if _trim_and_complete(X, child, k, G, counts, sums, head, nxt, donors):
+                    if _trim_and_complete(X, child, k, counts, sums, head, nxt, donors):
                         _place_loose(X, child, k, G, counts, sums, free)
                     child_sse[c] = _sse_from_sums(total_ss, counts, sums)
                     canonical(child, G, tmp)
@@ -565,6 +568,6 @@ def ga_core(X: np.ndarray, k: int, pop: np.ndarray, n_given: int, mutation_rate:
                 elite[:] = pop[c]
         history[it, 0] = elite_fit
         history[it, 1] = fit.sum() / P
-    return elite, elite_sse
+    return elite, elite_sse, history
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ._core import relabel, sse, sse_any_scale
+from ._defaults import GA
 from ._ga_kernels import ga_core, seed_state
 from ._validate import as_labels, as_matrix, check_k, check_seed, rescaled
 from ._validate import check_count as _check_count
@@ -38,6 +39,13 @@ class GAResult:
         One row per generation (row 0: the initial population) with columns
         ``best`` (fitness of the best chromosome so far) and ``mean`` (mean
         fitness of the population).
+
+    Examples
+    --------
+    >>> from microagg import datasets
+    >>> res = ga_partition(datasets.vmdav_example(), 3, iterations=50, seed=0)
+    >>> type(res).__name__, res.labels.shape, len(res.history), list(res.history.columns)
+    ('GAResult', (13,), 51, ['best', 'mean'])
     """
 
     labels: np.ndarray
@@ -45,8 +53,9 @@ class GAResult:
     history: pd.DataFrame = field(repr=False)
 
 
-def ga_settings(*, population: Any = 10, iterations: Any = 10_000, mutation_rate: Any = 0.1,
-                crossover_rate: Any = 0.5) -> dict[str, Any]:
+def ga_settings(*, population: Any = GA.population, iterations: Any = GA.iterations,
+                mutation_rate: Any = GA.mutation_rate,
+                crossover_rate: Any = GA.crossover_rate) -> dict[str, Any]:
     """The GA's settings, checked (defaults: the paper's Table 1)."""
     return {"population": _check_count(population, "population", 2),
             "iterations": _check_count(iterations, "iterations", 0),
@@ -87,8 +96,9 @@ def _initial_rows(initial: Any, n: int, k: int, population: int) -> list[np.ndar
     return out
 
 
-def ga_partition(X: Any, k: int, *, population: int = 10, mutation_rate: float = 0.1,
-                 crossover_rate: float = 0.5, iterations: int = 10_000,
+def ga_partition(X: Any, k: int, *, population: int = GA.population,
+                 mutation_rate: float = GA.mutation_rate,
+                 crossover_rate: float = GA.crossover_rate, iterations: int = GA.iterations,
                  seed: Any = None, initial: Any = None) -> GAResult:
     r"""Search for a minimum-SSE k-partition of a small data set with a genetic algorithm.
 
@@ -159,10 +169,10 @@ def ga_partition(X: Any, k: int, *, population: int = 10, mutation_rate: float =
     pop = np.zeros((ga["population"], n), dtype=np.int64)
     for r, lab in enumerate(given):
         pop[r] = lab
-    history = np.zeros((ga["iterations"] + 1, 2))
     Xc = _centred(arr)
-    best, _ = ga_core(Xc, k, pop, len(given), ga["mutation_rate"], ga["crossover_rate"],
-                       ga["iterations"], seed_state(check_seed(seed)), history)
+    best, _, history = ga_core(Xc, k, pop, len(given), ga["mutation_rate"],
+                               ga["crossover_rate"], ga["iterations"],
+                               seed_state(check_seed(seed)))
     labels = relabel(best)
     return GAResult(labels=labels, sse=sse_any_scale(arr, labels),
                     history=pd.DataFrame(history, columns=["best", "mean"]).rename_axis(
@@ -193,9 +203,8 @@ def ga_labels(Xsub: np.ndarray, k: int, population: int, mutation_rate: float,
     if initial is not None:
         pop[0] = relabel(initial)
         n_given = 1
-    history = np.zeros((iterations + 1, 2))
-    best, _ = ga_core(Xc, k, pop, n_given, mutation_rate, crossover_rate, iterations,
-                       state, history)
+    best, _, _ = ga_core(Xc, k, pop, n_given, mutation_rate, crossover_rate, iterations,
+                         state)
     best = relabel(best)
     if initial is not None and not sse(Xc, best) < sse(Xc, initial):
         return relabel(initial)

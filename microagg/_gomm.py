@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from ._core import standardize
+from ._defaults import GOMM
 from ._gomm_eval import Evaluator, Grouping, canonical, check_groups
 from ._gomm_ops import MUTATIONS, efficiency, gomm_crossover, gomm_mutate, random_chromosome
 from ._progress import progress as _progress_bar
@@ -91,6 +92,15 @@ class GommResult:
     evaluations, group_microaggregations : int
         Distinct groupings scored, and attribute groups microaggregated in this run
         (cache misses).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.random.default_rng(1).normal(size=(40, 4))
+    >>> r = gomm(X, 5, population=6, generations=2, crossovers=1, mutations_per_operator=1,
+    ...          seed=0, progress=False)
+    >>> type(r).__name__, r.n_groups == len(r.groups), len(r.history)
+    ('GommResult', True, 3)
     """
 
     groups: list[list[int]]
@@ -119,9 +129,10 @@ class GommResult:
         return 0.5 * (self.id + self.dld)
 
 
-def gomm(X: Any, k: int, *, population: int = 200, generations: int = 100,
-         crossovers: int = 25, mutations_per_operator: int = 10, dynamic: bool = False,
-         seed: int | None = None, progress: bool = True, patience: int = 5,
+def gomm(X: Any, k: int, *, population: int = GOMM.population,
+         generations: int = GOMM.generations, crossovers: int = GOMM.crossovers,
+         mutations_per_operator: int = GOMM.mutations_per_operator, dynamic: bool = False,
+         seed: int | None = None, progress: bool = True, patience: int = GOMM.patience,
          method: str | Callable[..., Any] = "mdav", shared_cache: bool = True,
          initial: Sequence[Sequence[Sequence[int]]] | None = None) -> GommResult:
     r"""GOMM (or, with ``dynamic=True``, D-GOMM): search the attribute grouping with a GA.
@@ -143,9 +154,9 @@ def gomm(X: Any, k: int, *, population: int = 200, generations: int = 100,
         Original data, ``p >= 2`` attributes; standardised inside (population sd).
     k : int
         Minimum cluster size of each attribute group's microaggregation.
-    population, generations, crossovers, mutations_per_operator : int
-        The paper's settings are 200, 100, 25 and 10.
-    dynamic, patience : bool, int
+    population, generations, crossovers, mutations_per_operator : int, default 200, 100, 25, 10
+        The paper's settings.
+    dynamic, patience : bool, int, default False, 5
         Run D-GOMM, with this window (in generations).
     seed, progress : int or None, bool
         Seed of ``numpy.random.default_rng`` (same seed, same run); progress bar.

@@ -10,8 +10,12 @@ scorer thousands of times, so everything is memoised:
   its labels, centroids and SSE are kept in a process-wide cache (most
   chromosomes share most of their groups with their parents);
 * IL and ID decompose over attribute groups (SSE per group, ID per column), so
-  they are sums of cached parts; DLD does not decompose and is recomputed on the
-  assembled release by a compiled kernel over its *distinct* rows;
+  they are sums of cached parts; DLD does not decompose, but what its search needs
+  of each group is cached too: the value classes of its clusters and each record's
+  *rival* clusters (those not clearly farther than its own). A release's search
+  (:func:`~microagg._risk_kernels.dld_grouped`) then visits, for each record, only
+  the distinct rows holding one of its rivals, and decides on the exact distances,
+  as the full search would (``tests/test_gomm_fast.py``);
 * the full score of a grouping is memoised under its canonical form (clones and
   re-discovered groupings cost nothing).
 """
@@ -29,9 +33,10 @@ import numpy as np
 import pandas as pd
 
 from ._core import standardize as _standardize
+from ._jit import HAVE_NUMBA
 from ._methods import method_function
 from ._risk import ScoreBreakdown
-from ._risk_kernels import dld_standardized, id_counts, principal_axes
+from ._risk_kernels import dld_grouped, id_counts, principal_axes, rival_clusters, rival_margin
 from ._validate import as_matrix, check_k, scale_exponent
 
 __all__ = ["multivariate", "score_grouping", "k_anonymity_level", "gomm_cache_info",
@@ -116,6 +121,14 @@ def gomm_cache_clear() -> None:
     """Forget every memoised attribute-group microaggregation.
 
     Book: :ref:`chap-gomm`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> b = score_grouping(np.random.default_rng(0).normal(size=(30, 3)), [[0, 1, 2]], 3)
+    >>> gomm_cache_clear()
+    >>> len(gomm_cache_info())
+    0
     """
     _REGISTRY.clear()
 
@@ -124,6 +137,15 @@ def gomm_cache_info() -> pd.DataFrame:
     """One row per cached (data, k, method): number of groups held and computed.
 
     Book: :ref:`chap-gomm`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gomm_cache_clear()
+    >>> X = np.random.default_rng(0).normal(size=(30, 3))
+    >>> b = score_grouping(X, [[0, 1], [2]], 3)  # two attribute groups microaggregated
+    >>> gomm_cache_info()[["k", "method", "groups", "computed"]].to_dict("records")
+    [{'k': 3, 'method': 'mdav', 'groups': 2, 'computed': 2}]
     """
     rows = [{"shape": key[0][0], "k": c.k, "method": c.method_name, "groups": len(c.entries),
              "computed": c.n_computed} for key, c in _REGISTRY.items()]
@@ -253,6 +275,15 @@ def k_anonymity_level(protected: Any) -> int:
 # ======================================================================================
 
 
+@dataclass
+class _Released:
+    """An attribute group's release as DLD's search sees it."""
+
+    labels: np.ndarray  # (n,) each record's value class (clusters with equal centroids)
+    values: np.ndarray  # (classes, |g|) the distinct centroids
+    rivals: tuple[np.ndarray, np.ndarray]  # rival_clusters of the value classes
+
+
 class Evaluator:
     """Scores groupings of the columns of standardised data ``Z``, memoising everything."""
 
@@ -265,10 +296,13 @@ class Evaluator:
         self.groups = _cache_for(Z, k, method, shared=shared_cache)
         self.id_counts: dict[tuple[int, ...], int] = {}
         self.scores: dict[Grouping, ScoreBreakdown] = {}
+        self.by_chromosome: dict[Grouping, float] = {}
         centred = Z - Z.mean(axis=0)
         self.sst = float(np.einsum("ij,ij->", centred, centred))
-        self._Q = np.empty_like(Z)
+        self.margin = rival_margin(Z)
         self.axes = principal_axes(Z)
+        self.Pz = np.ascontiguousarray(Z @ self.axes)
+        self.released: dict[tuple[int, ...], _Released] = {}
         self.dld_time = 0.0
 
     def _id_count(self, cols: tuple[int, ...], entry: _GroupEntry) -> int:
@@ -279,28 +313,48 @@ class Evaluator:
             self.id_counts[cols] = c
         return c
 
+    def _released(self, cols: tuple[int, ...], entry: _GroupEntry) -> _Released:
+        """What DLD's search needs of an attribute group (memoised)."""
+        r = self.released.get(cols)
+        if r is None:
+            # clusters with equal centroids release equal values: one value class
+            cen = np.ascontiguousarray(entry.centroids)
+            rows = cen.view(np.dtype((np.void, cen.dtype.itemsize * cen.shape[1]))).ravel()
+            _, at, cls = np.unique(rows, return_index=True, return_inverse=True)
+            values = cen[at]
+            labels = cls.reshape(-1)[entry.labels]
+            if HAVE_NUMBA:
+                rivals = rival_clusters(np.ascontiguousarray(self.Z[:, list(cols)]), labels,
+                                        values, self.margin)
+            else:  # not used by the numpy search
+                rivals = (np.zeros(self.n + 1, np.int64), np.zeros(0, np.int64))
+            r = self.released[cols] = _Released(labels, values, rivals)
+        return r
+
     def fitness(self, c: Grouping) -> float:
         """GOMM's fitness of a chromosome (any group order): its score."""
-        return self(canonical(c)).score
+        score = self.by_chromosome.get(c)  # clones come back often: skip the sorting
+        if score is None:
+            score = self.by_chromosome[c] = self(canonical(c)).score
+        return score
 
     def __call__(self, canon: Grouping) -> ScoreBreakdown:
         hit = self.scores.get(canon)
         if hit is not None:
             return hit
-        Q = self._Q
         sse = 0.0
         idc = 0
-        labels = []
+        entries = []
         for cols in canon:
             entry = self.groups.get(cols)
-            Q[:, list(cols)] = entry.centroids[entry.labels]
             sse += entry.sse
             idc += self._id_count(cols, entry)
-            labels.append(entry.labels)
-        # identity of each released row: the tuple of its cluster in every group
-        keys = np.vstack(labels)
+            entries.append(entry)
         t0 = time.perf_counter()
-        dld = dld_standardized(self.Z, Q, keys, self.axes)
+        released = [self._released(cols, e) for cols, e in zip(canon, entries, strict=True)]
+        dld = dld_grouped(self.Z, canon, [r.labels for r in released],
+                          [r.values for r in released], [r.rivals for r in released],
+                          self.axes, self.Pz)
         self.dld_time += time.perf_counter() - t0
         result = ScoreBreakdown(il=100.0 * sse / self.sst, id=100.0 * idc / (self.n * self.p),
                                 dld=dld)

@@ -60,6 +60,12 @@ def gomm_crossover(p1: Grouping, p2: Grouping,
     parent 2 (groups left empty disappear); child 2 swaps the roles.
 
     Book: :ref:`chap-gomm`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gomm_crossover(((0, 1), (2, 3)), ((0,), (1, 2, 3)), np.random.default_rng(0))
+    (((0,), (2, 3), (1,)), ((0,), (1, 2, 3)))
     """
     s1, s2 = _site(p1, rng), _site(p2, rng)
     return _crossover_one(p1, s1, p2, s2[0]), _crossover_one(p2, s2, p1, s1[0])
@@ -80,6 +86,14 @@ def gomm_mutate(op: str, c: Grouping, p: int, rng: np.random.Generator) -> Group
       clone if there is only one group).
 
     Book: :ref:`chap-gomm`.
+
+    Examples
+    --------
+    Splitting the single group of four attributes:
+
+    >>> import numpy as np
+    >>> gomm_mutate("GS", ((0, 1, 2, 3),), 4, np.random.default_rng(0))
+    ((0, 2), (1, 3))
     """
     groups = [list(g) for g in c]
     G = len(groups)

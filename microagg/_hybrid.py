@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ._core import aggregate, relabel, sse_any_scale
+from ._defaults import GA, HYBRID, MACROGROUP_SIZE, option_names
 from ._genetic import ga_labels, ga_settings
 from ._mdav import mdav
 from ._progress import progress as _progress_bar
@@ -20,7 +21,7 @@ from ._validate import as_matrix, check_k, check_seed, rescaled
 from ._validate import check_count as _check_count
 
 #: The genetic paper's macrogroup size (its Table 2 uses K = 21 with k = 3).
-DEFAULT_K = 21
+DEFAULT_K = MACROGROUP_SIZE
 
 __all__ = ["HybridResult", "hybrid", "macrogroups"]
 
@@ -46,6 +47,14 @@ class HybridResult:
         upper bound for ``sse``, Lemma 1).
     K : int
         The macrogroup size used (chosen from ``k`` unless given).
+
+    Examples
+    --------
+    >>> from microagg import datasets, is_k_partition
+    >>> res = hybrid(datasets.vmdav_example(), 3, K=6, seed=0, iterations=100,
+    ...              return_details=True)
+    >>> res.partitioning, res.K, res.n_macrogroups, is_k_partition(res.labels, 3)
+    ('two-step', 6, 2, True)
     """
 
     labels: np.ndarray
@@ -132,11 +141,10 @@ def _settings(arr: np.ndarray, k: Any, K: Any, partitioning: Any, seed: Any, n_j
               ga_params: dict[str, Any]) -> tuple[int, dict[str, Any], int]:
     """:func:`hybrid`'s settings, checked: ``K`` (chosen if None), the GA's, ``n_jobs``."""
     check_seed(seed)
-    unknown = sorted(set(ga_params) - {"population", "mutation_rate", "crossover_rate",
-                                       "iterations"})
+    unknown = sorted(set(ga_params) - set(option_names(GA)))
     if unknown:
-        raise ValueError(f"unknown GA parameter(s) {unknown}; allowed: population, "
-                         "mutation_rate, crossover_rate, iterations")
+        raise ValueError(f"unknown GA parameter(s) {unknown}; allowed: "
+                         f"{', '.join(option_names(GA))}")
     ga = ga_settings(**ga_params)
     n_jobs = _check_count(n_jobs, "n_jobs", -1) if n_jobs != -1 else (os.cpu_count() or 1)
     if n_jobs == 0:
@@ -153,8 +161,9 @@ def _check_partitioning(partitioning: Any) -> str:
     return str(partitioning)
 
 
-def macrogroups(X: Any, k: int = 3, *, K: int | None = None,
-                partitioning: str = "two-step") -> tuple[np.ndarray, np.ndarray | None]:
+def macrogroups(X: Any, k: int = 3, *, K: int | None = HYBRID.K,
+                partitioning: str = HYBRID.partitioning
+                ) -> tuple[np.ndarray, np.ndarray | None]:
     r"""Cut a data set into the small pieces ("macrogroups") the hybrid's GA works on.
 
     * ``"one-step"``: the groups of an MDAV ``K``-partition (sizes ``K..2K-1``).
@@ -190,6 +199,17 @@ def macrogroups(X: Any, k: int = 3, *, K: int | None = None,
     Notes
     -----
     Martinez-Balleste et al. (2007), Sections 3.1-3.2; :ref:`chap-genetic`.
+
+    Examples
+    --------
+    Thirteen records, four MDAV groups of three or four, paired into two macrogroups:
+
+    >>> from microagg import datasets
+    >>> macro, start = macrogroups(datasets.vmdav_example(), 3, K=6)
+    >>> macro.tolist()
+    [0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1]
+    >>> start.tolist()
+    [0, 0, 0, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3]
     """
     arr = rescaled(as_matrix(X))  # (exact; centroids of values near 1e308 cannot overflow)
     n = arr.shape[0]
@@ -212,8 +232,9 @@ def macrogroups(X: Any, k: int = 3, *, K: int | None = None,
     return relabel(macro), start
 
 
-def hybrid(X: Any, k: int = 3, *, K: int | None = None, partitioning: str = "two-step",
-           seed: Any = None, n_jobs: int = 1, progress: bool = False,
+def hybrid(X: Any, k: int = 3, *, K: int | None = HYBRID.K,
+           partitioning: str = HYBRID.partitioning, seed: Any = HYBRID.seed,
+           n_jobs: int = HYBRID.n_jobs, progress: bool = False,
            return_details: bool = False, **ga_params: Any) -> Any:
     r"""The MDAV+GA hybrid: cut the data into macrogroups, run the GA inside each.
 

@@ -45,5 +45,10 @@ def numba_enabled() -> bool:
     or ``MICROAGG_DISABLE_NUMBA=1``; every result is the same either way.
 
     Book: :ref:`chap-mdav`.
+
+    Examples
+    --------
+    >>> isinstance(numba_enabled(), bool)  # True with the ``fast`` extra installed
+    True
     """
     return HAVE_NUMBA

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from . import reference
+from ._defaults import GA, HYBRID, IVMDAV, VMDAV, option_names
 from ._hybrid import hybrid
 from ._mdav import ivmdav, mdav, mdav_single, vmdav
 
@@ -29,8 +30,10 @@ class Method:
     """A registered method: its name, display label, function, family, options and summary.
 
     ``options`` are the keyword arguments the function accepts besides the data
-    and ``k``; ``family`` is ``"mdav"`` for the four MDAV-family heuristics (which
-    GOMM and the reproductions iterate over) and ``"genetic"`` for the hybrid;
+    and ``k`` (the field names of the method's settings in ``microagg/_defaults.py``, the
+    one home of their default values); ``family`` is ``"mdav"`` for the four MDAV-family
+    heuristics (which GOMM and the reproductions iterate over) and ``"genetic"`` for the
+    hybrid;
     ``oracle`` is the slow, readable implementation in :mod:`microagg.reference`
     that the tests hold the fast one to.
     """
@@ -54,16 +57,14 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     Method("mdav_single", "MDAV-single", mdav_single, "mdav", _MDAV_OPTIONS,
            "MDAV-single-group: one group of k per round, centroid recomputed each time",
            reference.mdav_single_reference),
-    Method("vmdav", "V-MDAV", vmdav, "mdav", _MDAV_OPTIONS + ("gamma", "leftover"),
+    Method("vmdav", "V-MDAV", vmdav, "mdav", _MDAV_OPTIONS + option_names(VMDAV),
            "V-MDAV: variable-size groups (k..2k-1) grown while the gain factor allows",
            reference.vmdav_reference),
     Method("ivmdav", "IV-MDAV", ivmdav, "mdav",
-           _MDAV_OPTIONS + ("gamma", "candidates", "self_neighbour"),
+           _MDAV_OPTIONS + option_names(IVMDAV),
            "IV-MDAV: MDAV-single-group with a variable-size extension step",
            reference.ivmdav_reference),
-    Method("hybrid", "MDAV+GA", hybrid, "genetic",
-           ("K", "partitioning", "seed", "n_jobs", "population", "mutation_rate",
-            "crossover_rate", "iterations"),
+    Method("hybrid", "MDAV+GA", hybrid, "genetic", option_names(HYBRID, GA),
            "MDAV+GA hybrid: MDAV macrogroups, each re-partitioned by a genetic algorithm"),
 )}
 

@@ -77,6 +77,14 @@ class MicroaggregationInfo:
         protected columns is shared by ``k`` rows or more).
     kept : list
         The columns released exactly as they were (``keep=``, and a row index).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"age": [23, 25, 24, 61, 64, 60], "town": list("abcdef")})
+    >>> out, info = microaggregate(df, k=3, return_info=True)
+    >>> info.columns, info.passed_through, info.group_sizes.tolist()
+    (['age'], ['town'], [3, 3])
     """
 
     labels: np.ndarray

@@ -7,12 +7,48 @@ Used by the public measures of :mod:`microagg._risk` and by GOMM's memoised scor
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
 from ._jit import HAVE_NUMBA, njit
 
-__all__ = ["dld_standardized", "id_counts", "principal_axes", "distinct_rows"]
+__all__ = ["dld_standardized", "id_counts", "principal_axes", "distinct_rows", "distinct_keys",
+           "release_rows", "rival_clusters", "rival_margin", "dld_grouped"]
+
+
+@njit(inline="always")  # (a call in the hot loops would cost about 10 %)
+def _sqdist(Z: np.ndarray, i: int, U: np.ndarray, j: int) -> float:
+    """Squared distance from record ``Z[i]`` to row ``U[j]``, summed in column order."""
+    s = 0.0
+    for c in range(Z.shape[1]):
+        t = Z[i, c] - U[j, c]
+        s += t * t
+    return s
+
+
+@njit(inline="always")
+def _versus_own(Z: np.ndarray, U: np.ndarray, Pz: np.ndarray, Pu: np.ndarray, i: int, j: int,
+                d_own: float, bound: float) -> int:
+    """Row ``U[j]`` against record ``i``'s own row (squared distance ``d_own``): -1 if it is
+    nearer, 1 if exactly as far (a tie), 0 if farther or if its projections' bound already
+    exceeds ``bound``. The exact distance is summed as :func:`_sqdist` does and abandoned once
+    its partial sum exceeds ``d_own`` (partial sums of non-negative terms never decrease).
+    """
+    lb = 0.0
+    for a in range(Pz.shape[1]):
+        t = Pz[i, a] - Pu[j, a]
+        lb += t * t
+    if lb > bound:
+        return 0
+    s = 0.0
+    for c in range(Z.shape[1]):
+        t = Z[i, c] - U[j, c]
+        s += t * t
+        if s > d_own:
+            return 0
+    return -1 if s < d_own else 1
 
 
 @njit
@@ -38,16 +74,12 @@ def _dld_kernel(Z: np.ndarray, U: np.ndarray, mult: np.ndarray, own: np.ndarray,
     distance (partial sums of non-negative terms never decrease), and the record
     once a strictly closer row is found.
     """
-    n, p = Z.shape
+    n = Z.shape[0]
     m = U.shape[0]
-    r = Pz.shape[1]
     out = np.zeros(n)
     for i in range(n):
         o = own[i]
-        d_own = 0.0
-        for c in range(p):
-            t = Z[i, c] - U[o, c]
-            d_own += t * t
+        d_own = _sqdist(Z, i, U, o)
         bound = d_own * (1.0 + 1e-6) + slack
         radius = np.sqrt(bound)
         low = Pz[i, 0] - radius
@@ -65,26 +97,11 @@ def _dld_kernel(Z: np.ndarray, U: np.ndarray, mult: np.ndarray, own: np.ndarray,
         for j in range(lo, m):
             if Pu[j, 0] > high:
                 break
-            lb = 0.0
-            for a in range(r):
-                t = Pz[i, a] - Pu[j, a]
-                lb += t * t
-            if lb > bound:
-                continue
-            s = 0.0
-            over = False
-            for c in range(p):
-                t = Z[i, c] - U[j, c]
-                s += t * t
-                if s > d_own:
-                    over = True
-                    break
-            if over:
-                continue
-            if s < d_own:
+            versus = _versus_own(Z, U, Pz, Pu, i, j, d_own, bound)
+            if versus < 0:
                 linked = False
                 break
-            tied += mult[j]
+            tied += versus * mult[j]  # a tie counts its row's records
         if linked:
             out[i] = 1.0 / tied if tied > 0 else 1.0
     return out
@@ -121,7 +138,16 @@ def distinct_rows(Q: np.ndarray, keys: np.ndarray | None = None
     rows that are equal but carry different keys are still counted as ties,
     because ties are decided by distance.
     """
-    L = Q.T if keys is None else np.atleast_2d(keys)
+    first, mult, own = distinct_keys(Q.T if keys is None else np.atleast_2d(keys))
+    return np.ascontiguousarray(Q[first]), mult, own
+
+
+def distinct_keys(L: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct columns of ``L`` (``(G, n)``), by sorting.
+
+    Returns ``first`` (the first column of each distinct one, in sorted order),
+    ``mult`` (how many columns equal each) and ``own`` (each column's number).
+    """
     n = L.shape[1]
     order = np.lexsort(L[::-1])  # sort the records by their key (or row) tuples
     srt = L[:, order]
@@ -133,7 +159,43 @@ def distinct_rows(Q: np.ndarray, keys: np.ndarray | None = None
     own[order] = ids_sorted
     first = order[new]
     mult = np.bincount(own).astype(np.int64)
-    return np.ascontiguousarray(Q[first]), mult, own
+    return first, mult, own
+
+
+@njit
+def release_rows(L: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`distinct_keys` of cluster labels, by relabelling instead of sorting.
+
+    ``L`` is ``(G, n)``: record ``i`` is in cluster ``L[g, i]`` (``0 .. sizes[g]-1``)
+    of attribute group ``g``, so two records are released as the same row exactly
+    when they share every cluster. The records' row numbers are refined group after
+    group through a table of (row so far, cluster) pairs, rows numbered in order of
+    first appearance: the same partition as :func:`distinct_keys`, in another order
+    (``first`` increasing), in :math:`O(Gn)` without a sort.
+    """
+    G, n = L.shape
+    own = np.zeros(n, np.int64)
+    count = 1
+    table = np.full(n * max(1, sizes.max()), -1, np.int64)
+    key = np.empty(n, np.int64)
+    for g in range(G):
+        s = sizes[g]
+        count = 0
+        for i in range(n):
+            key[i] = own[i] * s + L[g, i]  # < (rows so far) * s <= n * s
+            if table[key[i]] < 0:
+                table[key[i]] = count
+                count += 1
+            own[i] = table[key[i]]
+        for i in range(n):
+            table[key[i]] = -1  # clean for the next group
+    first = np.full(count, -1, np.int64)
+    mult = np.zeros(count, np.int64)
+    for i in range(n):
+        if first[own[i]] < 0:
+            first[own[i]] = i
+        mult[own[i]] += 1
+    return first, mult, own
 
 
 def principal_axes(Z: np.ndarray, r: int = 8) -> np.ndarray:
@@ -172,3 +234,192 @@ def dld_standardized(Z: np.ndarray, Q: np.ndarray, keys: np.ndarray | None = Non
 def id_counts(Z: np.ndarray, Q: np.ndarray, width: float) -> np.ndarray:
     """Per attribute: how many released values lie within ``width*|x|`` of the original."""
     return np.count_nonzero(np.abs(Q - Z) <= width * np.abs(Z), axis=0)
+
+
+# -- DLD of a release made group by group (GOMM) -------------------------------------------
+#
+# When the release is assembled from attribute groups (each record released, in group g,
+# as the centroid of its cluster there), the squared distance from record i to row j is
+# the sum over the groups of the distance, on the group's columns, from record i to the
+# centroid of row j's cluster. A row can be as close as record i's own row only if, in
+# at least one group where it differs from it, its cluster is a *rival* of record i's
+# own cluster: a centroid not clearly farther from the record. The rivals depend on the
+# attribute group only, so they are found once per group, and each release's search
+# visits only the rows holding a rival cluster.
+
+
+@njit
+def rival_clusters(sub: np.ndarray, labels: np.ndarray, centroids: np.ndarray,
+                   margin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""Each record's rival clusters in one attribute group, as ``(indptr, clusters)``.
+
+    Record ``i``'s rivals are ``clusters[indptr[i]:indptr[i + 1]]``: every cluster
+    ``c`` other than its own (``labels[i]``) whose centroid (row ``c`` of
+    ``centroids``) is at squared distance at most :math:`D_{i,\mathrm{own}} +
+    \mathrm{margin}_i` from row ``i`` of ``sub`` (the record on the group's columns),
+    distances summed in column order (for all centroids at once, side by side).
+    """
+    n, w = sub.shape
+    s = centroids.shape[0]
+    CT = np.ascontiguousarray(centroids.T)
+    d = np.empty(s)
+    indptr = np.zeros(n + 1, np.int64)
+    clusters = np.empty(4 * n + 16, np.int64)
+    count = 0
+    for i in range(n):
+        v = sub[i, 0]
+        c0 = CT[0]
+        for q in range(s):
+            t = v - c0[q]
+            d[q] = t * t
+        for c in range(1, w):
+            v = sub[i, c]
+            cc = CT[c]
+            for q in range(s):
+                t = v - cc[q]
+                d[q] += t * t
+        o = labels[i]
+        reach = d[o] + margin[i]
+        for q in range(s):
+            if d[q] <= reach and q != o:
+                if count == clusters.size:
+                    grown = np.empty(2 * clusters.size, np.int64)
+                    grown[:count] = clusters
+                    clusters = grown
+                clusters[count] = q
+                count += 1
+        indptr[i + 1] = count
+    return indptr, clusters[:count].copy()
+
+
+def rival_margin(Z: np.ndarray) -> np.ndarray:
+    r"""Per record, the margin that makes :func:`rival_clusters` rigorous: :math:`10^{-9} B_i`.
+
+    :math:`B_i = \sum_c (|z_{ic}| + \max_r |z_{rc}|)^2` bounds every squared
+    distance from record ``i`` to a released row (centroids lie within each
+    column's range), so it bounds the own distance :math:`d_o` of every release.
+    Computed squared distances (column order) are within relative
+    :math:`\gamma_{p+2} \approx (p + 2)\,2^{-53}` of the true ones. If, in every
+    group where row ``j`` differs from the own row, its cluster is farther (computed)
+    than the own cluster by more than the margin, the true difference of the
+    distances exceeds :math:`10^{-9} B_i - 2\gamma B_i`, which is more than the
+    :math:`2\gamma d_o` the computed distances can err by: row ``j`` is strictly
+    farther in the computed distances as well, and neither closer nor tied.
+    """
+    M = np.abs(Z).max(axis=0)
+    return 1e-9 * ((np.abs(Z) + M) ** 2).sum(axis=1)
+
+
+class DistinctRows(NamedTuple):
+    """The distinct rows of a release (:func:`release_rows`) and their projections."""
+
+    U: np.ndarray  #: the rows, (m, p)
+    mult: np.ndarray  #: how many records were released as each
+    own: np.ndarray  #: the row of each record
+    first: np.ndarray  #: the first record released as each row
+    Pu: np.ndarray  #: the rows' projections on the axes, (m, r)
+
+
+class Rivals(NamedTuple):
+    """The attribute groups of a release and their records' rival clusters."""
+
+    L: np.ndarray  #: (G, n) each record's cluster in each group
+    cbase: np.ndarray  #: (G + 1,) the clusters of group g are numbered from cbase[g]
+    r_ptr: np.ndarray  #: (G, n + 1) record i's rivals in group g: r_cl[r_ptr[g, i]:r_ptr[g, i+1]]
+    r_cl: np.ndarray  #: the rival clusters, numbered across the groups
+
+
+@njit
+def _dld_grouped_kernel(Z, Pz, rel, riv, slack):  # type: ignore[no-untyped-def]
+    """Each record's linked fraction (0, or 1/#tied), visiting only rows with a rival.
+
+    ``rel`` (:class:`DistinctRows`) holds the distinct rows, ``riv`` (:class:`Rivals`)
+    the groups. A visited row is first filtered by the bound of its projections
+    ``rel.Pu`` against the record's ``Pz``, widened as in :func:`_dld_kernel`;
+    decisions on the exact distances of :func:`_dld_kernel`.
+    """
+    U, mult, own, first, Pu = rel
+    L, cbase, r_ptr, r_cl = riv
+    n = Z.shape[0]
+    m = U.shape[0]
+    G = L.shape[0]
+    start = np.zeros(cbase[G] + 1, np.int64)  # the rows holding each cluster
+    for g in range(G):
+        for j in range(m):
+            start[cbase[g] + L[g, first[j]] + 1] += 1
+    for c in range(cbase[G]):
+        start[c + 1] += start[c]
+    fill = start[:-1].copy()
+    rows_of = np.empty(G * m, np.int64)
+    for g in range(G):
+        for j in range(m):
+            c = cbase[g] + L[g, first[j]]
+            rows_of[fill[c]] = j
+            fill[c] += 1
+    seen = np.full(m, -1, np.int64)
+    out = np.zeros(n)
+    for i in range(n):
+        o = own[i]
+        d_own = _sqdist(Z, i, U, o)
+        seen[o] = i
+        tied = mult[o]
+        linked = True
+        bound = d_own * (1.0 + 1e-6) + slack
+        for g in range(G):
+            for q in range(r_ptr[g, i], r_ptr[g, i + 1]):
+                c = r_cl[q]
+                for x in range(start[c], start[c + 1]):
+                    j = rows_of[x]
+                    if seen[j] == i:
+                        continue
+                    seen[j] = i
+                    versus = _versus_own(Z, U, Pz, Pu, i, j, d_own, bound)
+                    if versus < 0:
+                        linked = False
+                        break
+                    tied += versus * mult[j]  # a tie counts its row's records
+                if not linked:
+                    break
+            if not linked:
+                break
+        if linked:
+            out[i] = 1.0 / tied
+    return out
+
+
+def dld_grouped(Z: np.ndarray, groups: Sequence[Sequence[int]], labels: Sequence[np.ndarray],
+                centroids: Sequence[np.ndarray], rivals: Sequence[tuple[np.ndarray, np.ndarray]],
+                axes: np.ndarray, Pz: np.ndarray) -> float:
+    """DLD in % of the release made group by group, :func:`dld_standardized`'s value.
+
+    Group ``g`` (columns ``groups[g]``) releases record ``i`` as
+    ``centroids[g][labels[g][i]]``; ``rivals[g]`` is :func:`rival_clusters` of the
+    group with :func:`rival_margin` of ``Z``; ``Pz = Z @ axes`` (orthonormal columns,
+    e.g. :func:`principal_axes`; they only filter). Needs numba to be fast (without
+    it, the numpy twin of the full search runs instead; same answer).
+    """
+    keys = np.vstack(labels)
+    sizes = np.array([c.shape[0] for c in centroids], dtype=np.int64)
+    if HAVE_NUMBA:
+        first, mult, own = release_rows(keys, sizes)
+    else:
+        first, mult, own = distinct_keys(keys)
+    U = np.empty((first.size, Z.shape[1]))
+    for cols, lab, cen in zip(groups, labels, centroids, strict=True):
+        U[:, list(cols)] = cen[lab[first]]
+    if not HAVE_NUMBA:
+        return 100.0 * math.fsum(_dld_numpy(Z, U, mult, own)) / Z.shape[0]
+    cbase = np.zeros(len(groups) + 1, np.int64)
+    np.cumsum(sizes, out=cbase[1:])
+    r_ptr = np.empty((len(groups), Z.shape[0] + 1), np.int64)
+    base = 0
+    for g, (ptr, _) in enumerate(rivals):
+        r_ptr[g] = ptr + base
+        base += ptr[-1]
+    r_cl = np.concatenate([cl + cbase[g] for g, (_, cl) in enumerate(rivals)])
+    Pu = U @ axes
+    # the rounding error of a projection is far below 1e-9 * (1 + largest |coordinate| sum)
+    scale = 1.0 + float(np.abs(Z).sum(axis=1).max()) + float(np.abs(U).sum(axis=1).max())
+    linked = _dld_grouped_kernel(Z, Pz, DistinctRows(U, mult, own, first, Pu),
+                                 Rivals(keys, cbase, r_ptr, r_cl), 1e-9 * scale * scale)
+    return 100.0 * math.fsum(linked) / Z.shape[0]

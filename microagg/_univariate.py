@@ -45,9 +45,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import HAVE_NUMBA, njit
 
-__all__ = ["arc_costs", "shortest_path", "linear_path", "sorted_stably", "labels_from_path",
+__all__ = ["arc_costs", "shortest_path", "linear_path", "stable_order", "labels_from_path",
            "SCAN_PER_TARGET"]
 
 
@@ -328,26 +328,76 @@ def linear_path(z: np.ndarray, k: int, budget: int) -> tuple[np.ndarray, np.ndar
     return dist, pred
 
 
-@njit
-def sorted_stably(x: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """``x[order]``, and ``order`` made stable in place (indices sorted within each run of
-    equal values).
+#: Bits of the key sorted per pass of :func:`radix_order` (8 passes of 256 buckets: the
+#: counts stay in the L1 cache; 11 and 16 bits measured no faster at n = 1e7).
+RADIX_BITS = 8
 
-    ``order`` is any argsort of ``x`` (quicksort is faster); afterwards it equals
-    ``np.argsort(x, kind="stable")``.
+
+@njit
+def radix_order(x: np.ndarray) -> np.ndarray:
+    """``np.argsort(x, kind="stable")`` for finite float64 ``x``, by a least-significant-digit
+    radix sort: :math:`O(n)`, several times faster than numpy's comparison sorts at large n.
+
+    Each value becomes an unsigned 64-bit key with the same order (negative values: all bits
+    flipped; others: the sign bit set; ``-0.0`` first made ``+0.0``, which compares equal).
+    Passes sort by ``RADIX_BITS`` bits at a time, from the lowest, and each keeps the order of
+    the previous one among equal digits, so equal values keep their input order. A pass
+    whose digit is the same for every key is skipped.
     """
-    n = order.size
-    values = np.empty(n)
-    a = 0
-    for q in range(n):
-        values[q] = x[order[q]]
-        if q > 0 and values[q] != values[q - 1]:
-            if q - a > 1:
-                order[a:q] = np.sort(order[a:q])
-            a = q
-    if n - a > 1:
-        order[a:n] = np.sort(order[a:n])
-    return values
+    n = x.size
+    bits = RADIX_BITS
+    passes = (64 + bits - 1) // bits
+    buckets = 1 << bits
+    mask = np.uint64(buckets - 1)
+    sign = np.uint64(1) << np.uint64(63)
+    raw = x.view(np.uint64)
+    keys = np.empty(n, np.uint64)
+    counts = np.zeros((passes, buckets), np.int64)
+    for i in range(n):
+        b = raw[i]
+        if b == sign:  # -0.0
+            b = np.uint64(0)
+        key = ~b if b & sign else b | sign
+        keys[i] = key
+        for p in range(passes):
+            counts[p, (key >> np.uint64(p * bits)) & mask] += 1
+    order = np.arange(n)
+    keys_to = np.empty(n, np.uint64)
+    order_to = np.empty(n, np.int64)
+    start = np.empty(buckets, np.int64)
+    for p in range(passes):
+        total = 0
+        constant = False
+        for d in range(buckets):
+            constant = counts[p, d] == n
+            start[d] = total
+            total += counts[p, d]
+            if constant:
+                break
+        if constant:
+            continue
+        shift = np.uint64(p * bits)
+        for i in range(n):
+            key = keys[i]
+            d = (key >> shift) & mask
+            q = start[d]
+            start[d] = q + 1
+            keys_to[q] = key
+            order_to[q] = order[i]
+        keys, keys_to = keys_to, keys
+        order, order_to = order_to, order
+    return order
+
+
+def stable_order(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(order, values)``: ``order = np.argsort(x, kind="stable")`` and ``values = x[order]``.
+
+    With numba, :func:`radix_order` computes ``order``; without it, numpy's stable sort
+    does (the same array: both keep equal values in input order).
+    """
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    order = radix_order(x) if HAVE_NUMBA else np.argsort(x, kind="stable")
+    return order, x[order]
 
 
 @njit

@@ -86,6 +86,16 @@ def data_dir() -> Path:
     it), then from this file.
 
     Book: :ref:`chap-foundations`.
+
+    Examples
+    --------
+    ``$MICROAGG_DATA`` comes first:
+
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"MICROAGG_DATA": "/srv/microdata"}):
+    ...     print(data_dir())
+    /srv/microdata
     """
     return _datafiles.data_dir()
 
@@ -97,6 +107,14 @@ def cache_dir() -> Path:
     (``pooch.os_cache("microagg")``, e.g. ``~/.cache/microagg`` on Linux).
 
     Book: :ref:`chap-foundations`.
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"MICROAGG_CACHE": "/tmp/microagg-cache"}):
+    ...     print(cache_dir())
+    /tmp/microagg-cache
     """
     return _datafiles.cache_dir()
 
@@ -127,6 +145,14 @@ def fetch(names: Iterable[str] | None = None) -> dict[str, Path]:
         If a file cannot be found or fetched (``MICROAGG_OFFLINE=1``, no network,
         a wrong checksum); the message names the file, the URL and how to get it
         by hand.
+
+    Examples
+    --------
+    In a checkout with ``make data`` done, nothing is downloaded:
+
+    >>> paths = fetch(["Tarragona.rda"])
+    >>> list(paths), paths["Tarragona.rda"].name
+    (['Tarragona.rda'], 'Tarragona.rda')
     """
     return _datafiles.fetch_files(names)
 
@@ -157,6 +183,16 @@ def install_raw(source: str | os.PathLike[str] | None, *,
     -------
     pathlib.Path
         The destination folder.
+
+    Examples
+    --------
+    Copy one verified file from the data folder into a new folder:
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     dest = install_raw(data_dir(), dest=folder, names=["Tarragona.rda"])
+    ...     print([p.name for p in dest.iterdir()])
+    ['Tarragona.rda']
     """
     return _datafiles.install_files(source, dest, names)
 
@@ -226,7 +262,7 @@ def load(name: str, *, folder: str | os.PathLike[str] | None = None) -> pd.DataF
 
     Examples
     --------
-    >>> load("census").shape  # doctest: +SKIP
+    >>> load("census").shape
     (1080, 13)
     """
     key = name.lower().replace("_", "-")
@@ -258,7 +294,7 @@ def standardized(name: str) -> np.ndarray:
 
     Examples
     --------
-    >>> standardized("census").shape  # doctest: +SKIP
+    >>> standardized("census").shape
     (1080, 13)
     """
     return _standardized(name.lower())
@@ -275,6 +311,12 @@ def vmdav_example() -> np.ndarray:
     (19, 20); with ``k = 3`` MDAV splits the natural clusters (:ref:`chap-vmdav`).
 
     Book: :ref:`chap-vmdav`.
+
+    Examples
+    --------
+    >>> X = vmdav_example()
+    >>> X.shape, X[0].tolist()
+    ((13, 2), [2.4, 3.0])
     """
     return np.array([
         (2.4, 3), (1.68, 4.9), (3.18, 5.54), (5.32, 3.6), (18.68, 11.49), (20.14, 9.56),
@@ -292,6 +334,12 @@ def scattered(n: int = 1000, *, seed: int | None = 0, low: float = -10_000.0,
     PCG64 generator seeded by ``seed``.
 
     Book: :ref:`chap-foundations`.
+
+    Examples
+    --------
+    >>> X = scattered(500, seed=1)
+    >>> X.shape, bool(X.min() >= -10_000 and X.max() <= 10_000)
+    ((500, 2), True)
     """
     rng = np.random.default_rng(seed)
     return rng.uniform(low, high, size=(n, p))
@@ -313,6 +361,16 @@ def clustered(n: int = 1000, *, seed: int | None = 0, low: float = -10_000.0,
     returned in random order.
 
     Book: :ref:`chap-foundations`.
+
+    Examples
+    --------
+    In a box 20,000 wide, every record has a neighbour (in its cluster) less than 400 away:
+
+    >>> import numpy as np
+    >>> X = clustered(60, seed=2)
+    >>> d = np.linalg.norm(X[:, None] - X[None], axis=2) + np.diag(np.full(60, np.inf))
+    >>> X.shape, bool(d.min(axis=1).max() < 400)
+    ((60, 2), True)
     """
     rng = np.random.default_rng(seed)
     lo, hi = sizes
@@ -388,6 +446,13 @@ def synthetic_clustered(n: int = 1000, p: int = 2, *, n_clusters: int | None = N
     -------
     numpy.ndarray, shape (n, p)
         Records in random order.
+
+    Examples
+    --------
+    >>> synthetic_clustered(50, 3, seed=0).shape
+    (50, 3)
+    >>> synthetic_clustered(like="synthetic1").shape
+    (400, 10)
     """
     if like is not None:
         presets = {

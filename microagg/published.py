@@ -112,6 +112,11 @@ def data_dir() -> Path:
     FileNotFoundError
         If ``$MICROAGG_PUBLISHED`` names a missing folder, or no folder with
         CSV files is found.
+
+    Examples
+    --------
+    >>> sorted(p.name for p in data_dir().glob("ivmdav_*.csv"))
+    ['ivmdav_table1.csv']
     """
     env = os.environ.get("MICROAGG_PUBLISHED")
     if env:
@@ -404,6 +409,12 @@ def list_tables() -> pd.DataFrame:
         ``datasets`` (comma-separated), ``file`` and ``cite`` (bibliography
         key), plus the ad-hoc attribute groupings of GOMM (``rows`` = number
         of groupings).
+
+    Examples
+    --------
+    >>> tables = list_tables()
+    >>> tables.loc[tables["paper"] == "ivmdav", ["table", "rows", "datasets"]].values.tolist()
+    [['1', 96, 'tarragona, census, eia']]
     """
     folder = data_dir()
     records = []
@@ -477,6 +488,14 @@ def adhoc_groupings(
     ------
     ValueError
         Unknown data set.
+
+    Examples
+    --------
+    >>> groupings = adhoc_groupings("census")
+    >>> list(groupings)
+    ['g12', 'g1', 'g4c', 'g4nc', 'g3c', 'g3nc']
+    >>> groupings["g1"][:3]
+    [[0], [1], [2]]
     """
     path = data_dir() / _GROUPINGS_FILE
     frame = pd.read_csv(path, dtype=str, keep_default_na=False)

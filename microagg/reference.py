@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ._defaults import IVMDAV, VMDAV
 from ._validate import as_matrix, check_k
 
 __all__ = ["mdav_reference", "mdav_single_reference", "vmdav_reference", "ivmdav_reference"]
@@ -48,10 +49,36 @@ def _farthest(X: np.ndarray, remaining: np.ndarray, v: np.ndarray) -> int:
     return int(remaining[np.argmax(_d2(X[remaining], v))])
 
 
+def _single_groups(X: np.ndarray, k: int, labels: np.ndarray, remaining: np.ndarray,
+                   g: int) -> None:
+    """MDAV-single-group's loop on ``remaining``, labelling from ``g`` on (in place).
+
+    While ``2k`` or more records remain, the record farthest from their centroid and
+    its ``k - 1`` nearest form a group; the last fewer than ``2k`` form one group. It is
+    also how MDAV and IV-MDAV end, once fewer than ``3k`` records remain.
+    """
+    while remaining.size >= 2 * k:
+        r = _farthest(X, remaining, X[remaining].mean(axis=0))
+        labels[_group_around(X, remaining, r, k)] = g
+        remaining = remaining[labels[remaining] < 0]
+        g += 1
+    labels[remaining] = g
+
+
 def mdav_reference(X: Any, k: int) -> np.ndarray:
     """MDAV, survey Algorithm 1, written plainly (see :func:`microagg.mdav`).
 
     Book: :ref:`chap-mdav`.
+
+    Examples
+    --------
+    >>> import microagg
+    >>> from microagg import datasets
+    >>> X = datasets.vmdav_example()
+    >>> mdav_reference(X, 3).tolist()
+    [0, 0, 0, 2, 2, 2, 3, 3, 3, 3, 1, 1, 1]
+    >>> bool((mdav_reference(X, 3) == microagg.mdav(X, 3)).all())  # the fast engines agree
+    True
     """
     X = as_matrix(X)
     k = check_k(k, X.shape[0])
@@ -67,12 +94,7 @@ def mdav_reference(X: Any, k: int) -> np.ndarray:
         labels[_group_around(X, remaining, s, k)] = g + 1
         remaining = remaining[labels[remaining] < 0]
         g += 2
-    if remaining.size >= 2 * k:
-        r = _farthest(X, remaining, X[remaining].mean(axis=0))
-        labels[_group_around(X, remaining, r, k)] = g
-        remaining = remaining[labels[remaining] < 0]
-        g += 1
-    labels[remaining] = g
+    _single_groups(X, k, labels, remaining, g)  # fewer than 3k left: at most one more group
     return labels
 
 
@@ -80,26 +102,36 @@ def mdav_single_reference(X: Any, k: int) -> np.ndarray:
     """MDAV-single-group written plainly (see :func:`microagg.mdav_single`).
 
     Book: :ref:`chap-mdav`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2], [9.0], [9.1], [9.3]])
+    >>> mdav_single_reference(X, 3).tolist()
+    [0, 0, 0, 2, 2, 2, 1, 1, 1]
     """
     X = as_matrix(X)
     k = check_k(k, X.shape[0])
     labels = np.full(X.shape[0], -1, dtype=np.int64)
-    remaining = np.arange(X.shape[0])
-    g = 0
-    while remaining.size >= 2 * k:
-        r = _farthest(X, remaining, X[remaining].mean(axis=0))
-        labels[_group_around(X, remaining, r, k)] = g
-        remaining = remaining[labels[remaining] < 0]
-        g += 1
-    labels[remaining] = g
+    _single_groups(X, k, labels, np.arange(X.shape[0]), 0)
     return labels
 
 
-def vmdav_reference(X: Any, k: int, *, gamma: float = 0.2,
-                    leftover: str = "centroid") -> np.ndarray:
+def vmdav_reference(X: Any, k: int, *, gamma: float = VMDAV.gamma,
+                    leftover: str = VMDAV.leftover) -> np.ndarray:
     """V-MDAV written plainly (see :func:`microagg.vmdav` for the readings).
 
     Book: :ref:`chap-mdav`.
+
+    Examples
+    --------
+    >>> import microagg
+    >>> from microagg import datasets
+    >>> X = datasets.vmdav_example()
+    >>> vmdav_reference(X, 3).tolist()
+    [0, 0, 0, 0, 3, 3, 3, 2, 2, 2, 1, 1, 1]
+    >>> bool((vmdav_reference(X, 3) == microagg.vmdav(X, 3)).all())  # the fast engines agree
+    True
     """
     X = as_matrix(X)
     k = check_k(k, X.shape[0])
@@ -142,11 +174,22 @@ def vmdav_reference(X: Any, k: int, *, gamma: float = 0.2,
     return labels
 
 
-def ivmdav_reference(X: Any, k: int, *, gamma: float = 1.16, candidates: int | None = None,
-                     self_neighbour: bool = True) -> np.ndarray:
+def ivmdav_reference(X: Any, k: int, *, gamma: float = IVMDAV.gamma,
+                     candidates: int | None = IVMDAV.candidates,
+                     self_neighbour: bool = IVMDAV.self_neighbour) -> np.ndarray:
     """IV-MDAV written plainly (see :func:`microagg.ivmdav` for the readings).
 
     Book: :ref:`chap-mdav`.
+
+    Examples
+    --------
+    >>> import microagg
+    >>> from microagg import datasets
+    >>> X = datasets.vmdav_example()
+    >>> ivmdav_reference(X, 3).tolist()
+    [0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]
+    >>> bool((ivmdav_reference(X, 3) == microagg.ivmdav(X, 3)).all())  # the fast engines agree
+    True
     """
     X = as_matrix(X)
     k = check_k(k, X.shape[0])
@@ -173,10 +216,5 @@ def ivmdav_reference(X: Any, k: int, *, gamma: float = 1.16, candidates: int | N
         labels[group] = g
         remaining = remaining[labels[remaining] < 0]
         g += 1
-    if remaining.size >= 2 * k:
-        r = _farthest(X, remaining, X[remaining].mean(axis=0))
-        labels[_group_around(X, remaining, r, k)] = g
-        remaining = remaining[labels[remaining] < 0]
-        g += 1
-    labels[remaining] = g
+    _single_groups(X, k, labels, remaining, g)  # fewer than 3k left: at most one more group
     return labels

@@ -88,6 +88,15 @@ def vmdav_first_group(X: Any, k: int = 3, *, gamma: float = 1.1) -> Any:
         added records in order) and one row per test with columns ``e_min``,
         ``nearest_member``, ``d_in``, ``nearest_outside``, ``d_out``,
         ``gamma_d_out``, ``added``.
+
+    Examples
+    --------
+    On the paper's example the first test adds a fourth record and the second stops:
+
+    >>> from microagg import datasets
+    >>> group, tests = vmdav_first_group(datasets.vmdav_example(), 3, gamma=1.1)
+    >>> group.tolist(), tests["added"].tolist()
+    ([0, 1, 2, 3], [True, False])
     """
 
     X = as_matrix(X)
@@ -138,6 +147,13 @@ def gamma_sweep(X: np.ndarray, k: int, gammas: Iterable[float], *, method: str =
     -------
     DataFrame
         Columns ``gamma``, ``IL``, ``n_groups``, ``max_size``.
+
+    Examples
+    --------
+    >>> from microagg import datasets
+    >>> sweep = gamma_sweep(datasets.vmdav_example(), 3, [0.0, 0.5, 1.1])
+    >>> sweep.round(2).values.tolist()
+    [[0.0, 15.87, 4.0, 4.0], [0.5, 2.23, 4.0, 4.0], [1.1, 2.23, 4.0, 4.0]]
     """
     f = get_method(method).function
     rows = []
@@ -158,6 +174,14 @@ def timings(*, names: Iterable[str] = ("census", "tarragona", "eia"),
     -------
     DataFrame
         Columns dataset, n, method, k, ``seconds``, ``IL``.
+
+    Examples
+    --------
+    The seconds vary from run to run; the rows do not:
+
+    >>> table = timings(names=["tarragona"], ks=[3], repeat=1)
+    >>> table[["dataset", "n", "k"]].drop_duplicates().values.tolist(), len(table)
+    ([['tarragona', 834, 3]], 4)
     """
     rows = []
     for name in names:
@@ -193,6 +217,12 @@ def ga_vs_optimum(*, n_sets: int = 40, iterations: int = 1000, k: int = 3,
         One row per set: ``n``, ``sse_ga``, ``sse_opt``, ``optimal`` (bool,
         equal up to rounding) and ``gap_pct`` (100 (GA - opt) / opt). The mean
         of ``optimal`` is the hit rate quoted in :ref:`chap-genetic`.
+
+    Examples
+    --------
+    >>> table = ga_vs_optimum(n_sets=2, iterations=100, sizes=(6, 7))
+    >>> table[["n", "optimal"]].values.tolist()
+    [[7, True], [6, True]]
     """
     rows = []
     for i in range(n_sets):
@@ -222,6 +252,14 @@ def split_close_pairs(X: Any, macro: Any, radius: float) -> tuple[np.ndarray, np
     -------
     (i, j) : two int arrays
         Row numbers of the split pairs (``i < j``).
+
+    Examples
+    --------
+    Records 0 and 1 are 0.5 apart but in different macrogroups:
+
+    >>> i, j = split_close_pairs([[0.0], [0.5], [10.0], [10.4]], [0, 1, 1, 1], radius=1.0)
+    >>> i.tolist(), j.tolist()
+    ([0], [1])
     """
     arr = as_matrix(X)
     lab = as_labels(macro, arr.shape[0])
@@ -249,6 +287,12 @@ def engine_timings(sizes: Iterable[int], *, p: int = 10, k: int = 3,
     -------
     pandas.DataFrame
         Columns ``n``, ``engine``, ``seconds`` (CPU), ``same``.
+
+    Examples
+    --------
+    >>> table = engine_timings([200], engines=("loops", "indexed"))
+    >>> table[["n", "engine", "same"]].values.tolist()
+    [[200, 'loops', None], [200, 'indexed', True]]
     """
     f = get_method(method).function
     rows = []

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import signal
+
 import pytest
 
 from microagg._cli import main
+from microagg._entry import SIGNALS
 
 
 def run(argv: list, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -24,3 +27,11 @@ def one_line_error(rc: int, err: str) -> str:
     assert len(lines) == 1, f"expected one line on stderr, got {lines}"
     assert "Traceback" not in err
     return lines[0]
+
+
+def as_from_a_terminal() -> None:
+    """``preexec_fn`` of a ``microagg`` subprocess: every one of its signals at the default,
+    as a command typed at a terminal starts. (A test run started in the background by a
+    script inherits SIGINT ignored, and microagg leaves an ignored signal ignored.)"""
+    for sig in SIGNALS:
+        signal.signal(sig, signal.SIG_DFL)

@@ -195,11 +195,6 @@ def test_underscore_names_stay_in_their_module_or_subpackage():
     assert not offenders, "underscore names used outside their module:\n" + "\n".join(offenders)
 
 
-#: Functions still taking more than 8 positional parameters (the GA's compiled core and
-#: one of its helpers), left for a later change: the rule holds everywhere else.
-MANY_POSITIONAL = {"microagg._ga_kernels.ga_core", "microagg._ga_kernels._trim_and_complete"}
-
-
 def test_at_most_eight_positional_parameters():
     """Phase functions take a few structured arguments (named tuples), not long lists."""
     many = []
@@ -208,7 +203,7 @@ def test_at_most_eight_positional_parameters():
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 count = len(node.args.posonlyargs) + len(node.args.args)
                 name = f"{_module_of(path)}.{node.name}"
-                if count > 8 and name not in MANY_POSITIONAL:
+                if count > 8:
                     many.append(f"{name} ({count})")
     assert not many, f"functions with more than 8 positional parameters: {many}"
 
@@ -227,3 +222,39 @@ def test_every_environment_switch_is_listed_once():
     readme = (ROOT / "README.md").read_text()
     undocumented = [name for name in SWITCHES if name not in readme]
     assert not undocumented, f"switches the README does not document: {undocumented}"
+
+
+#: A passage is this many consecutive code lines (blank lines, comments and docstrings
+#: left out, indentation ignored).
+PASSAGE = 6
+
+
+def _code_lines(path: Path) -> list[tuple[int, str]]:
+    """(line number, stripped text) of the lines of ``path`` that are code."""
+    text = path.read_text()
+    docstrings = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            first = node.body[0] if node.body else None
+            if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                    and isinstance(first.value.value, str)):
+                docstrings.update(range(first.lineno, first.end_lineno + 1))
+    return [(i, line.strip()) for i, line in enumerate(text.splitlines(), 1)
+            if line.strip() and not line.strip().startswith("#") and i not in docstrings]
+
+
+def test_no_passage_is_written_twice():
+    """No run of six or more code lines appears twice inside ``microagg/`` (shared
+    docstring sections are allowed: docstrings are left out)."""
+    seen: dict[str, str] = {}
+    repeated = []
+    for path in SOURCES:
+        lines = _code_lines(path)
+        for j in range(len(lines) - PASSAGE + 1):
+            passage = "\n".join(text for _, text in lines[j:j + PASSAGE])
+            where = f"{path.relative_to(ROOT)}:{lines[j][0]}"
+            if passage in seen:
+                repeated.append(f"{where} repeats {seen[passage]}")
+            else:
+                seen[passage] = where
+    assert not repeated, "passages written twice:\n" + "\n".join(repeated)

@@ -114,6 +114,7 @@ from types import SimpleNamespace  # noqa: E402
 
 from helpers import engine_labels  # noqa: E402
 
+from microagg._mdav import columns as _COLUMNS  # noqa: E402
 from microagg._mdav import loops as _LOOPS  # noqa: E402
 from microagg._mdav import vector as _VECTOR  # noqa: E402
 
@@ -129,7 +130,7 @@ def _uncompiled(f):
 
 #: the loops with their drivers run as plain Python (as without numba)
 _PY_LOOPS = SimpleNamespace(
-    mdav=lambda X, k, t: _uncompiled(_LOOPS.mdav_rounds)(X, k, t, True),
+    mdav=lambda X, k, t: _uncompiled(_COLUMNS.mdav_columns)(X.T.copy(), k, t),
     mdav_single=lambda X, k, t: _uncompiled(_LOOPS.mdav_rounds)(X, k, t, False),
     vmdav=_uncompiled(_LOOPS.vmdav_rounds), ivmdav=_uncompiled(_LOOPS.ivmdav_rounds))
 

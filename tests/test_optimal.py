@@ -350,6 +350,31 @@ def test_univariate_smawk_blocks_equal_the_reference_bit_for_bit(seed):
                 np.testing.assert_array_equal(pred, ref[1])
 
 
+SPECIAL = [0.0, -0.0, 1.0, -1.0, 5e-324, -5e-324, 2.2250738585072014e-308,
+           -2.2250738585072014e-308, 1.7976931348623157e308, -1.7976931348623157e308,
+           1e9, 1e9 + 1e-6, -1e9, 3.0, 3.0, 3.0]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from(SPECIAL) | st.floats(allow_nan=False, allow_infinity=False),
+                min_size=1, max_size=300))
+def test_radix_order_is_the_stable_argsort(values):
+    """Signs, zeros of both signs (equal, so input order), subnormals, extremes and ties."""
+    x = np.array(values, dtype=np.float64)
+    order, sorted_values = kernels.stable_order(x)
+    expected = np.argsort(x, kind="stable")
+    np.testing.assert_array_equal(order, expected)
+    np.testing.assert_array_equal(sorted_values.view(np.uint64), x[expected].view(np.uint64))
+    np.testing.assert_array_equal(kernels.radix_order(x), expected)
+
+
+def test_radix_order_large_with_ties_and_a_constant_high_part():
+    rng = np.random.default_rng(3)
+    for x in (rng.normal(size=200_000), np.round(rng.normal(size=200_000), 1),
+              1e9 + rng.integers(0, 50, size=200_000) * 1e-3, -np.zeros(1000)):
+        np.testing.assert_array_equal(kernels.radix_order(x), np.argsort(x, kind="stable"))
+
+
 def test_univariate_auto_picks_the_pass_by_k():
     assert optimal._algorithm("auto", optimal.LINEAR_FROM_K) == "linear"
     assert optimal._algorithm("auto", optimal.LINEAR_FROM_K - 1) == "shortest-path"
@@ -451,7 +476,8 @@ def test_partition_same_answer_without_numba():
         "print(optimal_partition(X, 3).tolist(), optimal_univariate(x, 4).tolist(),"
         " optimal_univariate(x, 20, algorithm='linear').tolist(),"
         " optimal_univariate(np.round(x), 3, algorithm='linear').tolist(),"
-        " _univariate.linear_path(np.sort(x), 7, 0)[1].tolist())"
+        " _univariate.linear_path(np.sort(x), 7, 0)[1].tolist(),"
+        " _univariate.radix_order(np.round(x, 1)).tolist())"
     )
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
     res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
@@ -462,7 +488,8 @@ def test_partition_same_answer_without_numba():
     here = (f"{optimal_partition(X, 3).tolist()} {optimal_univariate(x, 4).tolist()} "
             f"{optimal_univariate(x, 20, algorithm='linear').tolist()} "
             f"{optimal_univariate(np.round(x), 3, algorithm='linear').tolist()} "
-            f"{kernels.linear_path(np.sort(x), 7, 0)[1].tolist()}\n")
+            f"{kernels.linear_path(np.sort(x), 7, 0)[1].tolist()} "
+            f"{np.argsort(np.round(x, 1), kind='stable').tolist()}\n")
     assert res.stdout == here
 
 

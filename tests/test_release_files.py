@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from cli_helpers import one_line_error, run
+from cli_helpers import as_from_a_terminal, one_line_error, run
 
 from microagg import _datafiles
 
@@ -312,7 +312,8 @@ def _interrupted_run(big: Path, folder: Path, how: signal.Signals, delay: float,
     out = folder / "out.csv"
     proc = subprocess.Popen([sys.executable, "-m", "microagg", "protect", str(big), "-k", "3",
                              "--strata", "s", "--jobs", "2", "-o", str(out)],
-                            stderr=subprocess.PIPE, start_new_session=True)
+                            stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=as_from_a_terminal)
     start = time.monotonic()
     while not any(folder.iterdir()) and proc.poll() is None and time.monotonic() - start < 60:
         time.sleep(0.02)

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_helpers import as_from_a_terminal
 
 import microagg
 from microagg._entry import SIGNALS, interrupted
@@ -40,12 +41,16 @@ CASES = [(signal.SIGINT, 130), (signal.SIGTERM, 143)]
 SCRIPT = Path(sys.executable).with_name("microagg")
 
 
+def _caught(pid: int, sig: signal.Signals) -> bool:
+    """Whether process ``pid`` catches ``sig`` (read from ``/proc/PID/status``)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    return bool(int(re.search(r"SigCgt:\s*([0-9a-f]+)", status).group(1), 16) >> (int(sig) - 1) & 1)
+
+
 def _handled(pid: int) -> bool:
     """True once process ``pid`` catches every one of :data:`SIGNALS` (Python alone catches
     only SIGINT): the entry point's handlers are in place."""
-    status = Path(f"/proc/{pid}/status").read_text()
-    caught = int(re.search(r"SigCgt:\s*([0-9a-f]+)", status).group(1), 16)
-    return all(caught >> (int(sig) - 1) & 1 for sig in SIGNALS)
+    return all(_caught(pid, sig) for sig in SIGNALS)
 
 
 def _run_until(how: signal.Signals, delay: float | None, folder: Path, via_module: bool
@@ -58,7 +63,7 @@ def _run_until(how: signal.Signals, delay: float | None, folder: Path, via_modul
                else [str(SCRIPT)])
     proc = subprocess.Popen([*command, "protect", "-", "-k", "3", "-o", str(folder / "out.csv")],
                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+                            stderr=subprocess.PIPE, preexec_fn=as_from_a_terminal)
     try:
         if delay is not None:
             start = time.monotonic()
@@ -97,6 +102,33 @@ def test_a_closed_terminal(tmp_path):
     rc, text = _run_until(signal.SIGHUP, 0.3, tmp_path, False)
     assert rc == 129 and text.splitlines() == [interrupted(signal.SIGHUP)], (rc, text)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_signal_ignored_from_the_start_stays_ignored(tmp_path):
+    """Under ``nohup`` (SIGHUP ignored when the process starts) a closed terminal does not
+    stop the run: the handlers leave an ignored signal alone, and the output is written."""
+    def nohup() -> None:
+        as_from_a_terminal()
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+    out = tmp_path / "out.csv"
+    proc = subprocess.Popen([str(SCRIPT) if SCRIPT.exists() else sys.executable, *(
+        [] if SCRIPT.exists() else ["-m", "microagg"]), "protect", "-", "-k", "3", "-o",
+        str(out)], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        preexec_fn=nohup)
+    try:
+        start = time.monotonic()
+        while not all(_caught(proc.pid, sig) for sig in (signal.SIGINT, signal.SIGTERM)):
+            assert time.monotonic() - start < 30, "the handlers were never installed"
+            time.sleep(0.001)
+        assert not _caught(proc.pid, signal.SIGHUP)
+        proc.send_signal(signal.SIGHUP)
+        time.sleep(0.2)
+        _, err = proc.communicate(b"a,b\n1,2\n2,3\n3,4\n10,11\n11,12\n12,13\n", timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err.decode()
+    assert out.read_text().count("\n") == 7
 
 
 def test_the_handlers_come_before_the_heavy_imports():

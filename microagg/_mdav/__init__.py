@@ -23,6 +23,8 @@ Modules
   numba compiles: :math:`O(n^2 p / k)`), :mod:`~microagg._mdav.vector` (``"numpy"``,
   vectorised numpy, used without numba) and :mod:`~microagg._mdav.indexed`
   (``"indexed"``, sub-quadratic on moderate ``p``).
+* :mod:`~microagg._mdav.columns`: the loops engine's MDAV on the transposed data
+  (records side by side in vector registers; same arithmetic, same labels).
 * :mod:`~microagg._mdav.kernels`: the arithmetic all engines share (the squared
   distance, the heap of nearest records).
 * The indexed engine's structures, one module and one named type each:

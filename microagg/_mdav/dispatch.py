@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._defaults import IVMDAV, VMDAV
 from .._jit import HAVE_NUMBA
 from .._validate import as_matrix, check_count, check_flag, check_k, check_real, rescaled
 from . import indexed, loops, vector
@@ -182,12 +183,19 @@ def mdav_single(X: Any, k: int, *, engine: str = "auto") -> np.ndarray:
     -----
     :ref:`chap-ivmdav` reproduces the paper's
     MDAV-single-group row of Table 1 with it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2], [9.0], [9.1], [9.3]])
+    >>> mdav_single(X, 3).tolist()
+    [0, 0, 0, 2, 2, 2, 1, 1, 1]
     """
     arr, k = _prepare(X, k)
     return _engine(engine, arr).mdav_single(arr, k, arr.sum(axis=0))
 
 
-def vmdav(X: Any, k: int, *, gamma: float = 0.2, leftover: str = "centroid",
+def vmdav(X: Any, k: int, *, gamma: float = VMDAV.gamma, leftover: str = VMDAV.leftover,
           engine: str = "auto") -> np.ndarray:
     r"""V-MDAV: variable-size MDAV with gain factor :math:`\gamma`.
 
@@ -242,6 +250,17 @@ def vmdav(X: Any, k: int, *, gamma: float = 0.2, leftover: str = "centroid",
       record in input order, which keeps the function deterministic.
     * The leftover records (fewer than ``k``) may push a group beyond
       :math:`2k-1` records; this is the only way a group can exceed that size.
+
+    Examples
+    --------
+    On the paper's small example the first group grows to four records:
+
+    >>> from microagg import datasets, group_sizes
+    >>> labels = vmdav(datasets.vmdav_example(), 3, gamma=1.1)
+    >>> labels.tolist()
+    [0, 0, 0, 0, 3, 3, 3, 2, 2, 2, 1, 1, 1]
+    >>> group_sizes(labels).tolist()
+    [4, 3, 3, 3]
     """
     arr, k = _prepare(X, k)
     gamma = check_real(gamma, "gamma")
@@ -271,8 +290,9 @@ def assign_leftovers(arr: np.ndarray, labels: np.ndarray, leftover: str) -> np.n
     return labels
 
 
-def ivmdav(X: Any, k: int, *, gamma: float = 1.16, candidates: int | None = None,
-           self_neighbour: bool = True, engine: str = "auto") -> np.ndarray:
+def ivmdav(X: Any, k: int, *, gamma: float = IVMDAV.gamma,
+           candidates: int | None = IVMDAV.candidates,
+           self_neighbour: bool = IVMDAV.self_neighbour, engine: str = "auto") -> np.ndarray:
     r"""IV-MDAV: MDAV-single-group with a variable-size extension step.
 
     The algorithm of Rawat & Borah :cite:p:`rawat2014ivmdav`:
@@ -328,6 +348,12 @@ def ivmdav(X: Any, k: int, *, gamma: float = 1.16, candidates: int | None = None
       the published table (:ref:`chap-ivmdav`).
     * Each candidate is tested in turn even after one is rejected.
     * Step 3 uses "at least :math:`2k`" so that no group exceeds :math:`2k-1`.
+
+    Examples
+    --------
+    >>> from microagg import datasets
+    >>> ivmdav(datasets.vmdav_example(), 3).tolist()
+    [0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]
     """
     arr, k = _prepare(X, k)
     gamma = check_real(gamma, "gamma")

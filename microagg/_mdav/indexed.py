@@ -297,10 +297,8 @@ def _ivmdav_phase(run, test, m, g, work):  # type: ignore[no-untyped-def]
         size = k
         members[:k] = ys[:k]
         for i in range(k, got):
-            if size >= 2 * k - 1:
+            if size >= 2 * k - 1:  # (also stops k = 1, where need would be 0)
                 break
-            if need == 0:
-                continue
             y = ys[i]
             # d_2: distance from y to z_k, its need-th nearest record outside the group
             found = kdtree.knn(kd, X, X[y], need, y, heap_d, heap_i, ws)

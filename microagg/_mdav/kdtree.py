@@ -234,6 +234,12 @@ def _push_children(stack_n, stack_b, sp, node, bl, br, minid):  # type: ignore[n
 
 
 @njit
+def _pop(stack_n, stack_b, sp):  # type: ignore[no-untyped-def]
+    """Take the top of the traversal stack: (new size, node, its lower bound)."""
+    return sp - 1, stack_n[sp - 1], stack_b[sp - 1]
+
+
+@njit
 def knn(kd, X, q, size, skip, heap_d, heap_i, ws):  # type: ignore[no-untyped-def]
     """The ``size`` unassigned records nearest to ``q`` (other than record ``skip``).
 
@@ -251,13 +257,11 @@ def knn(kd, X, q, size, skip, heap_d, heap_i, ws):  # type: ignore[no-untyped-de
     stack_n, stack_b, TL, TH, T = ws.stack_n, ws.stack_b, ws.TL, ws.TH, ws.T
     gap_tables(ws.edges, q, TL, TH, T)
     count = 0
-    stack_n[0] = 0
+    stack_n[0] = 0  # the root, with gap 0
     stack_b[0] = 0.0
     sp = 1
     while sp > 0:
-        sp -= 1
-        node = stack_n[sp]
-        b = stack_b[sp]
+        sp, node, b = _pop(stack_n, stack_b, sp)
         if cnt[node] == 0:
             continue
         if count == size and (b > heap_d[0] or (b >= heap_d[0] and minid[node] > heap_i[0])):
@@ -308,13 +312,11 @@ def nearest_to_set(kd, X, members, size, gbox, ws):  # type: ignore[no-untyped-d
                 T[j, cell] = min(T[j, cell], t * t)
     best = np.inf
     best_i = -1
-    stack_n[0] = 0
+    stack_n[0] = 0  # the root, with gap 0
     stack_b[0] = 0.0
     sp = 1
     while sp > 0:
-        sp -= 1
-        node = stack_n[sp]
-        b = stack_b[sp]
+        sp, node, b = _pop(stack_n, stack_b, sp)
         if cnt[node] == 0 or b > best or (b >= best and minid[node] > best_i):
             continue
         if node >= first_leaf:

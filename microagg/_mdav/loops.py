@@ -20,6 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import njit
+from .columns import mdav_columns
 from .kernels import offer, sort_pairs, sqdist_row
 
 __all__ = ["mdav", "mdav_single", "vmdav", "ivmdav", "mdav_rounds", "vmdav_rounds",
@@ -329,10 +330,8 @@ def ivmdav_rounds(X, k, gamma, n_candidates, self_neighbour, total):  # type: ig
             root[a] = np.sqrt(pool.d[a])
         size = k
         for i in range(k, got):
-            if size >= 2 * k - 1:
+            if size >= 2 * k - 1:  # (also stops k = 1, where need would be 0)
                 break
-            if need == 0:
-                continue
             y = ys[i]
             # d_2: distance from y to z_k, its need-th nearest record outside the group
             d2 = np.sqrt(_kth_nearest_pruned(pool, m, y, need, root, ys[:got], seen, heap))
@@ -349,8 +348,12 @@ def ivmdav_rounds(X, k, gamma, n_candidates, self_neighbour, total):  # type: ig
 
 
 def mdav(X: np.ndarray, k: int, total: np.ndarray) -> np.ndarray:
-    """MDAV on the loops (engine contract of :mod:`microagg._mdav`)."""
-    return mdav_rounds(X, k, total, True)
+    """MDAV on the loops (engine contract of :mod:`microagg._mdav`).
+
+    The rounds of :func:`mdav_rounds`, run on the transposed data by
+    :func:`~microagg._mdav.columns.mdav_columns` (same labels, 2-3 times faster).
+    """
+    return mdav_columns(X.T.copy(), k, total)  # a copy: the kernel overwrites it
 
 
 def mdav_single(X: np.ndarray, k: int, total: np.ndarray) -> np.ndarray:

@@ -42,6 +42,14 @@ def quick_mode() -> bool:
     """Whether ``MICROAGG_QUICK=1`` asks for reduced settings (nbval's quick check only).
 
     Book: :ref:`page-ledger`.
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"MICROAGG_QUICK": "1"}):
+    ...     print(quick_mode())
+    True
     """
     return os.environ.get(QUICK_ENV, "") == "1"
 

@@ -50,6 +50,11 @@ class Status:
     """One status of a published cell: its name and what it means, in one sentence.
 
     Book: :ref:`page-ledger`.
+
+    Examples
+    --------
+    >>> STATUSES["input"].result, STATUSES["differs"].result
+    (False, True)
     """
 
     name: str
@@ -97,7 +102,15 @@ def join_runs(values: Iterable[Any]) -> str:
 
 
 def run_values(text: Any) -> list[float]:
-    """The runs ``join_runs`` wrote (empty for a cell computed once)."""
+    """The runs ``join_runs`` wrote (empty for a cell computed once).
+
+    Book: :ref:`page-ledger`.
+
+    Examples
+    --------
+    >>> run_values("1.5;1.25"), run_values("")
+    ([1.5, 1.25], [])
+    """
     if not isinstance(text, str) or not text:
         return []
     return [float(v) for v in text.split(";")]

@@ -29,6 +29,13 @@ def glue(name: str, variable: Any, *, display: bool = True) -> None:
     dropped: the prose roles then stay unrendered, the computation is unchanged.
 
     Book: :ref:`page-contributing`.
+
+    Examples
+    --------
+    Outside a notebook the value is only displayed:
+
+    >>> glue("n_records", 13)
+    13
     """
     if _myst_glue is not None:
         _myst_glue(name, variable, display=display)

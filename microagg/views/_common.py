@@ -51,6 +51,14 @@ def dataset_matrix(dataset: Any) -> tuple[np.ndarray, str]:
     """``(standardised array, display name)`` for a name in ``MDAV_DATASETS`` or an array.
 
     Book: :ref:`chap-mdav`.
+
+    Examples
+    --------
+    >>> X, name = dataset_matrix("scattered 2-D")
+    >>> X.shape, name
+    ((40, 2), 'scattered 2-D')
+    >>> dataset_matrix([[1.0, 2.0], [3.0, 4.0]])[1]
+    'data'
     """
     if isinstance(dataset, str):
         if dataset in _TWO_D:

@@ -61,6 +61,14 @@ def static_explorers() -> bool:
     """Whether explorers are being built for a static page (``MICROAGG_STATIC_EXPLORERS=1``).
 
     Book: :ref:`chap-mdav`.
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"MICROAGG_STATIC_EXPLORERS": "1"}):
+    ...     print(static_explorers())
+    True
     """
     return os.environ.get(STATIC_ENV, "") == "1"
 

@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 
 from .. import datasets
 from .._core import sse, standardize
+from .._defaults import GA
 from .._genetic import ga_partition
 from .._hybrid import macrogroups
 from .._mdav import mdav
@@ -37,8 +38,9 @@ def _ga_default_points() -> Any:
 
 
 @cvd_safe
-def ga_view(X: Any = None, k: int = 3, *, mutation_rate: float = 0.1,
-            crossover_rate: float = 0.5, iterations: int = 300, population: int = 10,
+def ga_view(X: Any = None, k: int = 3, *, mutation_rate: float = GA.mutation_rate,
+            crossover_rate: float = GA.crossover_rate, iterations: int = 300,
+            population: int = GA.population,
             seed: int = 0, initial: Any = None,
             figsize: tuple[float, float] = (10.0, 4.0)) -> Figure:
     """Figure: the GA's best k-partition of a small 2-D set, and its fitness curve.
@@ -67,6 +69,14 @@ def ga_view(X: Any = None, k: int = 3, *, mutation_rate: float = 0.1,
     Returns
     -------
     matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from microagg.views import ga_view
+    >>> fig = ga_view(iterations=30)
+    >>> print(fig.axes[0].get_title())
+    GA best after 30 generations: SSE = 30.61
+    (MDAV: SSE = 240; k = 3)
     """
     X = _ga_default_points() if X is None else X
     res = ga_partition(X, k, population=population, mutation_rate=mutation_rate,
@@ -103,6 +113,16 @@ def explore_ga(X: Any = None, k: int = 3, *, iterations: int = 300, seed: int = 
     and 1; a live kernel takes any rates, up to 3000 generations and seeds 0..20.
 
     Book: :ref:`chap-genetic`.
+
+    Examples
+    --------
+    Outside a notebook the explorer's figure is shown as text; we drop it:
+
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):
+    ...     box = explore_ga(iterations=30)
+    >>> [c.description for c in box.children[:-1]]
+    ['mutation', 'crossover', 'generations', 'seed']
     """
     return explorer(ga_view, {"mutation_rate": [0.0, 0.1, 0.3], "crossover_rate": [0.5],
                               "iterations": [0, 30, 100, 300, 1000], "seed": [0, 1]},
@@ -130,6 +150,14 @@ def macrogroups_view(X: Any = None, k: int = 3, *, K: int = 24, n: int = 300, se
     :ref:`chap-genetic`.
 
     Book: :ref:`chap-genetic`.
+
+    Examples
+    --------
+    >>> from microagg.views import macrogroups_view
+    >>> fig = macrogroups_view(n=90, K=12)
+    >>> print(fig.axes[0].get_title())
+    one-step: MDAV with K = 12
+    7 macrogroups, 10 close pairs split (thick orange)
     """
 
     X = standardize(datasets.clustered(n, seed=seed)) if X is None else np.asarray(X, dtype=float)

@@ -57,6 +57,15 @@ def gomm_encoding_view(*, p: int = 8, seed: int = 3,
     :ref:`chap-gomm`.
 
     Book: :ref:`chap-gomm`.
+
+    Examples
+    --------
+    The rows are labelled by the chromosome they show:
+
+    >>> from microagg.views import gomm_encoding_view
+    >>> fig = gomm_encoding_view(p=6, seed=1)
+    >>> [t.get_text() for t in fig.axes[0].texts if " " in t.get_text()][:3]
+    ['parent 1', 'parent 2', 'crossover child 1']
     """
 
     rng = np.random.default_rng(seed)
@@ -113,6 +122,17 @@ def gomm_view(results: Any, k: int, *, names: Any = None,
     Left: each attribute coloured by its group. Middle: IL, ID, DLD, DR and the
     score. Right: score and number of groups against ``k``, this ``k`` marked.
     :ref:`chap-gomm`.
+
+    Examples
+    --------
+    >>> import numpy as np, microagg
+    >>> X = np.random.default_rng(1).normal(size=(40, 4))
+    >>> runs = {k: microagg.gomm(X, k, population=6, generations=2, crossovers=1,
+    ...                          mutations_per_operator=1, seed=0, progress=False) for k in (3, 5)}
+    >>> from microagg.views import gomm_view
+    >>> fig = gomm_view(runs, 5)
+    >>> fig.axes[0].get_title(), fig.axes[2].get_title()
+    ('k = 5: 1 group(s)', 'best score and number of groups against k')
     """
 
     r = results[k]
@@ -166,6 +186,20 @@ def explore_gomm(results: Any, *, names: Any = None) -> Any:
     ``results``.
 
     Book: :ref:`chap-gomm`.
+
+    Examples
+    --------
+    Outside a notebook the explorer's figure is shown as text; we drop it:
+
+    >>> import numpy as np, microagg
+    >>> X = np.random.default_rng(1).normal(size=(40, 4))
+    >>> runs = {k: microagg.gomm(X, k, population=6, generations=2, crossovers=1,
+    ...                          mutations_per_operator=1, seed=0, progress=False) for k in (3, 5)}
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):
+    ...     box = explore_gomm(runs)
+    >>> box.children[0].description, box.children[0].value  # the middle k of the runs
+    ('k', 5)
     """
     ks = sorted(results)
     return explorer(lambda k: gomm_view(results, k, names=names), {"k": ks},
@@ -184,6 +218,16 @@ def gomm_population_view(result: Any, generation: int, *,
     best grouping's number of groups.
 
     Book: :ref:`chap-gomm`.
+
+    Examples
+    --------
+    >>> import numpy as np, microagg
+    >>> X = np.random.default_rng(1).normal(size=(40, 4))
+    >>> run = microagg.gomm(X, 5, population=6, generations=2, crossovers=1,
+    ...                     mutations_per_operator=1, seed=0, progress=False)
+    >>> from microagg.views import gomm_population_view
+    >>> gomm_population_view(run, 1).axes[0].get_title()
+    'generation 1: 6 members, 4 distinct scores'
     """
     g = int(np.clip(generation, 0, len(result.population_scores) - 1))
     s = result.population_scores[g]
@@ -222,6 +266,21 @@ def explore_gomm_population(result: Any) -> Any:
     run reached); a live kernel takes every generation.
 
     Book: :ref:`chap-gomm`.
+
+    Examples
+    --------
+    Outside a notebook the explorer's figure is shown as text; we drop it:
+
+    >>> import contextlib, io
+    >>> import numpy as np, microagg
+    >>> X = np.random.default_rng(1).normal(size=(40, 4))
+    >>> run = microagg.gomm(X, 5, population=6, generations=2, crossovers=1,
+    ...                     mutations_per_operator=1, seed=0, progress=False)
+    >>> with contextlib.redirect_stdout(io.StringIO()):
+    ...     box = explore_gomm_population(run)
+    >>> slider = box.children[0]
+    >>> slider.description, slider.max, slider.value
+    ('generation', 2, 2)
     """
     last = len(result.population_scores) - 1
     held = sorted({g for g in (0, 1, 2, 5, 10, 20, 50) if g <= last} | {last})
@@ -244,6 +303,19 @@ def operator_analysis_view(operators: Any, *, which: Any = MUTATIONS,
     :ref:`chap-gomm`.
 
     Book: :ref:`chap-gomm`.
+
+    Examples
+    --------
+    One column of panels per mutation:
+
+    >>> import numpy as np, microagg
+    >>> X = np.random.default_rng(1).normal(size=(40, 4))
+    >>> run = microagg.gomm(X, 5, population=6, generations=2, crossovers=1,
+    ...                     mutations_per_operator=1, seed=0, progress=False)
+    >>> from microagg.views import operator_analysis_view
+    >>> fig = operator_analysis_view(run.operators)
+    >>> [ax.get_title() for ax in fig.axes[:5]]
+    ['group create', 'group eliminate', 'group split', 'element swap', 'element move']
     """
     which = list(which)
     figsize = figsize or (2.3 * len(which) + 1.5, 8.0)

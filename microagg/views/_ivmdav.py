@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 
 from .. import datasets, published
 from .._core import information_loss
+from .._defaults import IVMDAV
 from .._mdav import ivmdav, mdav_single
 from ._explorer import explorer
 from ._plotting import cvd_safe, set_alt_text, sizes_text
@@ -20,7 +21,7 @@ __all__ = ["ivmdav_view", "explore_ivmdav"]
 
 
 @cvd_safe
-def ivmdav_view(dataset: Any = "census", k: int = 3, *, gamma: float = 1.16,
+def ivmdav_view(dataset: Any = "census", k: int = 3, *, gamma: float = IVMDAV.gamma,
                 figsize: tuple[float, float] = (10.0, 3.8)) -> Figure:
     """Figure: what IV-MDAV's extension step does, against MDAV-single-group.
 
@@ -46,6 +47,13 @@ def ivmdav_view(dataset: Any = "census", k: int = 3, *, gamma: float = 1.16,
     Returns
     -------
     matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from microagg.views import ivmdav_view, two_d_data
+    >>> fig = ivmdav_view(two_d_data("scattered 2-D"), 3)
+    >>> [ax.get_title() for ax in fig.axes]
+    ['data (n = 40), k = 3: 13 vs 13 groups', 'IL: IV-MDAV +0.0000 points']
     """
 
     if isinstance(dataset, str):
@@ -99,7 +107,7 @@ def _il_panel(right: Any, name: str | None, k: int, gamma: float, il_single: flo
     right.set_xlabel("information loss IL (%)")
     right.set_title(f"IL: IV-MDAV {il_iv - il_single:+.4f} points", fontsize=10)
     shown = [il_single, il_iv]
-    if name is not None and gamma == 1.16 and k in (3, 4, 5, 10):
+    if name is not None and gamma == IVMDAV.gamma and k in (3, 4, 5, 10):
         try:
             pub = published.value("ivmdav", 1, name, "ivmdav", k, "IL")
         except ValueError:
@@ -114,7 +122,8 @@ def _il_panel(right: Any, name: str | None, k: int, gamma: float, il_single: flo
     right.set_xlim(lo - pad, hi + pad)
 
 
-def explore_ivmdav(*, dataset: str = "census", k: int = 3, gamma: float = 1.16) -> Any:
+def explore_ivmdav(*, dataset: str = "census", k: int = 3,
+                   gamma: float = IVMDAV.gamma) -> Any:
     """Data set, ``k`` and ``gamma`` controls around :func:`ivmdav_view`.
 
     Static pages hold the three reference data sets, ``k`` in 3, 4, 5, 10 and gamma
@@ -122,9 +131,19 @@ def explore_ivmdav(*, dataset: str = "census", k: int = 3, gamma: float = 1.16) 
     [0, 2].
 
     Book: :ref:`chap-ivmdav`.
+
+    Examples
+    --------
+    Outside a notebook the explorer's figure is shown as text; we drop it:
+
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):
+    ...     box = explore_ivmdav(dataset="tarragona")
+    >>> [(c.description, c.value) for c in box.children[:-1]]
+    [('data set', 'tarragona'), ('k', 3), ('gamma', 1.16)]
     """
     return explorer(ivmdav_view, {"dataset": ["tarragona", "census", "eia"], "k": [3, 4, 5, 10],
-                                  "gamma": [1.0, 1.16, 1.4]},
+                                  "gamma": [1.0, IVMDAV.gamma, 1.4]},
                     value={"dataset": dataset, "k": k, "gamma": gamma},
                     live={"k": (2, 10, 1), "gamma": (0.0, 2.0, 0.02)},
                     labels={"dataset": "data set"})

@@ -60,6 +60,13 @@ def mdav_steps_view(X: Any = None, k: int = 3, *, max_panels: int = 4,
     Returns
     -------
     matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from microagg.views import mdav_steps_view
+    >>> fig = mdav_steps_view(max_panels=2)
+    >>> [ax.get_title() for ax in fig.axes]
+    ['step 1: 20 left: groups around $x_r$ and $x_s$', 'final 3-partition: SSE = 8.98, IL = 22.5%']
     """
 
     X = np.asarray(standardize(datasets.scattered(20, seed=3))) if X is None else X
@@ -170,6 +177,18 @@ def partitions_view(X: Any, partitions: dict[str, Any], *, annotate: bool = Fals
     Returns
     -------
     matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import microagg
+    >>> from microagg.views import partitions_view, small_points
+    >>> X = small_points(8, seed=1)
+    >>> fig = partitions_view(X, {"MDAV": microagg.mdav(X, 2),
+    ...                           "optimal": microagg.optimal_partition(X, 2)})
+    >>> print(fig.axes[1].get_title())
+    optimal
+    SSE = 0.2295, IL = 21.26%
+    group sizes 2/3/3
     """
 
     X = as_matrix(X)
@@ -206,6 +225,13 @@ def mdav_view(dataset: Any = "clustered 2-D", k: int = 3, *,
     Returns
     -------
     matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from microagg.views import mdav_view
+    >>> fig = mdav_view("clustered 2-D", 3)
+    >>> [ax.get_title() for ax in fig.axes]
+    ['partition (crosses: released centroids)', '13 groups']
     """
 
     X, name = dataset_matrix(dataset)
@@ -247,6 +273,16 @@ def explore_mdav(*, dataset: str = "clustered 2-D", k: int = 3) -> Any:
     a live kernel takes any ``k`` from 2 to 20.
 
     Book: :ref:`chap-mdav`.
+
+    Examples
+    --------
+    Outside a notebook the explorer's figure is shown as text; we drop it:
+
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):
+    ...     box = explore_mdav(k=4)
+    >>> [(c.description, c.value) for c in box.children[:-1]]
+    [('data', 'clustered 2-D'), ('k', 4)]
     """
     return explorer(mdav_view, {"dataset": list(MDAV_DATASETS), "k": [2, 3, 4, 5, 10]},
                     value={"dataset": dataset, "k": k}, live={"k": (2, 20, 1)},

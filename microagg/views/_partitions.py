@@ -80,6 +80,14 @@ def partition_view(X: Any = None, k: int = 3, *, n: int = 12, seed: int = 2,
     Returns
     -------
     matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from microagg.views import partition_view
+    >>> fig = partition_view(k=2, n=8, seed=1)
+    >>> print(fig.axes[0].get_title())
+    optimal 2-partition: 3 groups
+    SSE = 0.2295, IL = 21.26%
     """
     data = f"{n} points in the plane (seed {seed})" if X is None else None
     X = small_points(n, seed=seed) if X is None else X
@@ -108,6 +116,16 @@ def explore_partition(*, n: int = 12, k: int = 3, seed: int = 2) -> Any:
     kernel takes ``k`` 1..6, ``n`` 4..14 and seeds 0..30.
 
     Book: :ref:`chap-foundations`.
+
+    Examples
+    --------
+    Outside a notebook the explorer's figure is shown as text; we drop it:
+
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):
+    ...     box = explore_partition(n=8, k=2, seed=1)
+    >>> [(c.description, c.value) for c in box.children[:-1]]
+    [('k', 2), ('n', 8), ('seed', 1)]
     """
     return explorer(_partition_frame, {"k": [2, 3, 4], "n": [8, 10, 12, 14], "seed": [0, 1, 2]},
                     value={"k": k, "n": n, "seed": seed},
@@ -137,6 +155,13 @@ def univariate_view(x: Any, k: int, *,
     :func:`microagg.univariate_graph`.
 
     Book: :ref:`chap-foundations`.
+
+    Examples
+    --------
+    >>> from microagg.views import univariate_view
+    >>> fig = univariate_view([3, 1, 2, 8, 9, 7, 20], 2)
+    >>> len(fig.axes), fig.axes[0].get_title()
+    (2, 'shortest path 0 -> 7: SSE = 63 (k = 2)')
     """
     g = univariate_graph(x, k)
     labels = optimal_univariate(g.values, k)
@@ -164,6 +189,16 @@ def univariate_timings(sizes: Any, *, ks: Any = (3, 10, 100),
     -------
     pandas.DataFrame
         Columns ``n``, ``k``, ``algorithm``, ``seconds``, ``SSE`` (of the partition).
+
+    Examples
+    --------
+    Both algorithms find the same optimal SSE; the seconds vary from run to run:
+
+    >>> times = univariate_timings([300], ks=(2,), repeat=1)
+    >>> times[["n", "k", "algorithm"]].values.tolist()
+    [[300, 2, 'shortest-path'], [300, 2, 'linear']]
+    >>> times["SSE"].nunique()
+    1
     """
     algorithms = tuple(algorithms)
     unknown = [a for a in algorithms if a not in UNIVARIATE_ALGORITHMS]
@@ -199,6 +234,13 @@ def univariate_time_view(times: pd.DataFrame, *,
     to n) through the first linear point.
 
     Book: :ref:`sec-foundations-linear`.
+
+    Examples
+    --------
+    >>> from microagg.views import univariate_time_view
+    >>> fig = univariate_time_view(univariate_timings([200, 400], ks=(2,), repeat=1))
+    >>> len(fig.axes)
+    1
     """
     fig = Figure(figsize=figsize, layout="constrained")
     ax = fig.add_subplot()

@@ -66,6 +66,14 @@ def group_colors(n_groups: int, *, cmap: str | None = None
     n_groups : int
     cmap : str, optional
         A qualitative matplotlib colormap name instead of the colour-blind-safe default.
+
+    Examples
+    --------
+    >>> from matplotlib.colors import to_hex
+    >>> [to_hex(c) for c in group_colors(2)]
+    ['#006ba4', '#ff800e']
+    >>> group_colors(12)[10] == group_colors(12)[0]  # ten colours, then again
+    True
     """
     if cmap is None:
         return [to_rgba(PALETTE[i % len(PALETTE)]) for i in range(n_groups)]
@@ -215,6 +223,14 @@ def plot_partition(
     Returns
     -------
     matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = Figure().add_subplot()
+    >>> ax = plot_partition(ax, [[0, 0], [1, 1], [2, 2], [5, 0]], [0, 0, 0, 1], title="two groups")
+    >>> ax.get_title()
+    'two groups'
     """
     arr = as_matrix(X)
     if arr.shape[1] < 2:
@@ -273,6 +289,13 @@ def plot_univariate(
     annotate : bool
         Write each value under its marker.
     title : str, optional
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = plot_univariate(Figure().add_subplot(), [3, 1, 2, 8, 9], [0, 0, 0, 1, 1], title="x")
+    >>> ax.get_title()
+    'x'
     """
     v = as_matrix(np.asarray(x, dtype=float).reshape(-1, 1), "x")[:, 0]
     lab = as_labels(labels, v.size)
@@ -334,6 +357,17 @@ def plot_arc_graph(
     cost_format : str
         Format of the arc labels.
     title : str, optional
+
+    Examples
+    --------
+    The graph of seven values and ``k = 3``: nodes 0..7, twelve arcs, one cost label per arc:
+
+    >>> import microagg
+    >>> from matplotlib.figure import Figure
+    >>> g = microagg.univariate_graph([1.0, 2.0, 3.0, 10.0, 11.0, 12.0, 13.0], 3)
+    >>> ax = plot_arc_graph(Figure().add_subplot(), 8, g.arcs, costs=g.costs, path=g.path)
+    >>> len(ax.patches), len(ax.texts)
+    (12, 20)
     """
     A = np.asarray(arcs, dtype=int).reshape(-1, 2)
     on_path: set[tuple[int, int]] = set()
@@ -399,6 +433,13 @@ def plot_group_hull(ax: Axes, points: Any, color: Any, *, alpha: float = 0.18,
     Returns
     -------
     matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> from matplotlib.figure import Figure
+    >>> ax = plot_group_hull(Figure().add_subplot(), [[0, 0], [1, 0], [0, 1]], "C0")
+    >>> len(ax.patches)
+    1
     """
     P = as_matrix(points, "points")[:, :2]
     rgba = to_rgba(color)

@@ -68,6 +68,16 @@ def explore_blocks(*, block_size: int = 500, strategy: str = "tree") -> Any:
     kernel takes any block size from 10 to 2000.
 
     Book: :ref:`chap-scale`.
+
+    Examples
+    --------
+    Outside a notebook the explorer's figure is shown as text; we drop it:
+
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stdout(io.StringIO()):
+    ...     box = explore_blocks(block_size=250)
+    >>> [(c.description, c.value) for c in box.children[:-1]]
+    [('block size', 250), ('strategy', 'tree')]
     """
     return explorer(blocks_view, {"block_size": [100, 250, 500, 1000, 2000],
                                   "strategy": ["tree", "pca"]},
@@ -85,6 +95,17 @@ def scaling_view(timings: pd.DataFrame, *, figsize: tuple[float, float] = (6.4, 
     growth through the first point of the slowest engine.
 
     Book: :ref:`chap-scale`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from microagg.views import scaling_view
+    >>> timings = pd.DataFrame({"n": [100, 200, 100, 200],
+    ...                         "engine": ["loops", "loops", "indexed", "indexed"],
+    ...                         "seconds": [0.01, 0.04, 0.002, 0.004]})
+    >>> fig = scaling_view(timings)
+    >>> [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    ['loops', 'indexed', 'n^2']
     """
     missing = {"n", "engine", "seconds"} - set(timings.columns)
     if missing:

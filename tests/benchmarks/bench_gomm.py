@@ -4,6 +4,13 @@ Run as a script (not collected by pytest)::
 
     .venv/bin/python tests/benchmarks/bench_gomm.py          # kernels + one paper-setting run
     .venv/bin/python tests/benchmarks/bench_gomm.py --quick  # kernels only
+    .venv/bin/python tests/benchmarks/bench_gomm.py --against c1d8519  # old code vs this
+
+``--against REV`` checks out ``REV`` (default: :data:`BEFORE_FAST_PATH`, the code
+before issue 25's fast scorer) in a temporary git worktree, runs the same
+paper-setting GOMM runs there (in a subprocess importing that ``microagg``) and
+here, in turn, prints the ratio of CPU seconds and fails unless groupings, measures, the score of
+every member of every generation and the history are identical.
 
 Targets (chapter 6): one GOMM run at the paper's settings (population 200, 100
 generations, 25 crossovers + 5 x 10 mutations per generation) on Census (12
@@ -14,8 +21,12 @@ seconds (CPU time is what to compare when other jobs share the machine).
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -102,7 +113,70 @@ def bench_run() -> None:
           "scored (the rest were cache hits); groups MDAV = attribute groups microaggregated.")
 
 
+#: The last commit before the fast GOMM scorer (issue 25: at least 4x faster, same runs).
+BEFORE_FAST_PATH = "c1d8519"
+#: Paper-setting runs compared by ``--against``: (data, k).
+AGAINST_RUNS = (("water-treatment", 5), ("water-treatment", 25), ("census", 25))
+
+_RUN_ONE = """
+import json, sys, time
+import numpy as np
+import microagg
+X = np.load(sys.argv[1])
+k = int(sys.argv[2])
+microagg.gomm(X, k, population=4, generations=1, progress=False)  # compile first
+c = time.process_time()
+r = microagg.gomm(X, k, seed=0, progress=False, shared_cache=False)
+cpu = time.process_time() - c
+print(json.dumps({"cpu": cpu, "groups": r.groups, "il": r.il, "id": r.id, "dld": r.dld,
+                  "score": r.score, "population_scores": r.population_scores.tolist(),
+                  "best": r.history["best"].tolist(), "evaluations": r.evaluations}))
+"""
+
+
+def _run_in(root: Path, data: Path, k: int) -> dict:
+    """One paper-setting GOMM run (seed 0) with the ``microagg`` found under ``root``."""
+    env = {"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-c", _RUN_ONE, str(data), str(k)], env=env,
+                         cwd=root, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def bench_against(rev: str, rounds: int = 1) -> None:
+    """Old (``rev``) against this checkout, in turn, on the runs of :data:`AGAINST_RUNS`."""
+    here = Path(__file__).resolve().parents[2]
+    print(f"One GOMM run at the paper's settings (seed 0, empty cache): {rev} against this "
+          "checkout, CPU seconds (best of the rounds)")
+    print(f"{'data':16s} {'k':>4s} {'old s':>8s} {'new s':>8s} {'ratio':>6s}  identical")
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp) / "base"
+        subprocess.run(["git", "-C", str(here), "worktree", "add", "--detach", str(base), rev],
+                       check=True, capture_output=True)
+        try:
+            total_old = total_new = 0.0
+            for name, k in AGAINST_RUNS:
+                data = Path(tmp) / f"{name}.npy"
+                np.save(data, gomm_data(name).to_numpy())
+                old = [_run_in(base, data, k) for _ in range(rounds)]
+                new = [_run_in(here, data, k) for _ in range(rounds)]
+                t_old = min(r["cpu"] for r in old)
+                t_new = min(r["cpu"] for r in new)
+                total_old += t_old
+                total_new += t_new
+                same = all({**a, "cpu": 0} == {**new[0], "cpu": 0} for a in old + new)
+                print(f"{name:16s} {k:4d} {t_old:8.2f} {t_new:8.2f} {t_old / t_new:5.2f}x  {same}")
+                assert same, f"{name} k={k}: the runs differ"
+            print(f"{'all':21s} {total_old:8.2f} {total_new:8.2f} {total_old / total_new:5.2f}x")
+        finally:
+            subprocess.run(["git", "-C", str(here), "worktree", "remove", "--force", str(base)],
+                           check=True, capture_output=True)
+
+
 if __name__ == "__main__":
+    if "--against" in sys.argv:
+        at = sys.argv.index("--against") + 1
+        bench_against(sys.argv[at] if at < len(sys.argv) else BEFORE_FAST_PATH)
+        sys.exit()
     microagg.gomm(gomm_data("census"), 25, population=4, generations=1, progress=False)  # JIT
     bench_kernels()
     if "--quick" not in sys.argv:

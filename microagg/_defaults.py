@@ -1,0 +1,105 @@
+"""The one home of the methods' default settings.
+
+Each method with options has a frozen dataclass here whose fields are its options and
+whose field defaults are its default values. Everything else reads them:
+
+* the function signatures (:func:`microagg.ga_partition`, :func:`microagg.hybrid`,
+  :func:`microagg.vmdav`, :func:`microagg.ivmdav`, :func:`microagg.gomm`, the readable
+  oracles of :mod:`microagg.reference` and the paper reproductions), so the API pages,
+  which show the signatures, read them too;
+* the method registry (``microagg._methods.METHODS``): a method's ``options`` are the
+  field names of its settings;
+* the command line's help text (``microagg protect --help``).
+
+``tests/test_defaults.py`` checks that all of them agree with this module.
+
+Book: :ref:`chap-mdav`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+__all__ = ["GASettings", "HybridSettings", "VMDAVSettings", "IVMDAVSettings", "GOMMSettings",
+           "GA", "HYBRID", "VMDAV", "IVMDAV", "GOMM", "MACROGROUP_SIZE", "option_names"]
+
+
+@dataclass(frozen=True)
+class GASettings:
+    """The genetic algorithm's settings: Table 1 of Martinez-Balleste et al. (2007)."""
+
+    population: int = 10
+    mutation_rate: float = 0.1
+    crossover_rate: float = 0.5
+    iterations: int = 10_000
+
+
+#: The genetic paper's macrogroup size (its Table 2 uses K = 21 with k = 3); the hybrid's
+#: ``K`` when none is given is derived from it (``microagg._hybrid.default_K``).
+MACROGROUP_SIZE = 21
+
+
+@dataclass(frozen=True)
+class HybridSettings:
+    """The MDAV+GA hybrid's own options (the GA's are :class:`GASettings`).
+
+    ``K=None`` means: chosen from ``k`` and :data:`MACROGROUP_SIZE`.
+    """
+
+    K: int | None = None
+    partitioning: str = "two-step"
+    seed: Any = None
+    n_jobs: int = 1
+
+
+@dataclass(frozen=True)
+class VMDAVSettings:
+    """V-MDAV's options (Solanas & Martinez-Balleste 2006)."""
+
+    gamma: float = 0.2
+    leftover: str = "centroid"
+
+
+@dataclass(frozen=True)
+class IVMDAVSettings:
+    """IV-MDAV's options: the paper's recommended gain factor (Rawat & Borah 2014).
+
+    ``candidates=None`` means ``2k``, the paper's choice.
+    """
+
+    gamma: float = 1.16
+    candidates: int | None = None
+    self_neighbour: bool = True
+
+
+@dataclass(frozen=True)
+class GOMMSettings:
+    """GOMM's search settings: the paper's (Nin et al. 2008, Section 5), and D-GOMM's
+    window ``patience`` (the paper says "several" generations; the number is our choice)."""
+
+    population: int = 200
+    generations: int = 100
+    crossovers: int = 25
+    mutations_per_operator: int = 10
+    patience: int = 5
+
+
+GA = GASettings()
+HYBRID = HybridSettings()
+VMDAV = VMDAVSettings()
+IVMDAV = IVMDAVSettings()
+GOMM = GOMMSettings()
+
+
+def option_names(*settings: Any) -> tuple[str, ...]:
+    """The field names of one or more settings, in order (a method's ``options``).
+
+    Examples
+    --------
+    >>> option_names(VMDAV)
+    ('gamma', 'leftover')
+    >>> option_names(HYBRID, GA)[-2:]
+    ('crossover_rate', 'iterations')
+    """
+    return tuple(f.name for s in settings for f in fields(s))

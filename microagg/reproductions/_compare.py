@@ -18,7 +18,7 @@ from .. import published
 from .._methods import list_methods
 from ._entries import ENTRIES, get_entry, run
 from ._registry import KEYS
-from ._status import CLOSE, EXACT, RECREATED, STATUSES, cell_status, status_summary
+from ._status import CLOSE, EXACT, MIN_DRAWS, RECREATED, STATUSES, cell_status, status_summary
 
 __all__ = ["EXACT", "CLOSE", "STATUSES", "compare", "ivmdav_table1", "paper_layout", "ledger",
            "ledger_counts", "ledger_summary"]
@@ -34,6 +34,10 @@ def _published_cells(name: str) -> pd.DataFrame:
 
 
 def _recreated_reason(row: pd.Series) -> str:
+    if row["status"] == "differs":
+        return (f"the paper's data were never published: ours come from only {int(row['runs'])} "
+                f"re-draws of our re-creation, fewer than the {MIN_DRAWS} whose spread the "
+                f"recreated-data status needs")
     where = "inside" if row["status"] == RECREATED[0] else "outside"
     return (f"the paper's data were never published: ours over {int(row['runs'])} re-draws "
             f"of our re-creation; the published value lies {where} their spread")
@@ -82,7 +86,8 @@ def compare(name: str, *, ours: pd.DataFrame | None = None, quick: bool | None =
     merged["reason"] = ""
     if entry.reasons is not None and differs.any():
         merged.loc[differs, "reason"] = [entry.reasons(r) for _, r in merged[differs].iterrows()]
-    recreated = merged["status"].isin(RECREATED)
+    recreated = merged["status"].isin(RECREATED) | (differs & merged["dataset"].isin(
+        entry.recreated))
     if recreated.any():
         merged.loc[recreated, "reason"] = [_recreated_reason(r)
                                            for _, r in merged[recreated].iterrows()]

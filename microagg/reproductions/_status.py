@@ -15,7 +15,8 @@ read ``STATUSES``; :func:`cell_status` is the only place a status is decided.
   data (V-MDAV's Synthetic 1-3, the genetic-hybrid paper's Scattered and Clustered sets),
   so our numbers come from at least :data:`MIN_DRAWS` re-draws of our re-creation; the
   status says whether the published value falls inside their spread (the same rule as
-  consistent). These cells test a recipe, not a number. A cell that is exact or close
+  consistent). These cells test a recipe, not a number. With fewer re-draws such a cell
+  differs, and its reason says how many re-draws ran. A cell that is exact or close
   keeps that status (some do not depend on the data, such as a number of groups ``n/K``);
 * **differs**: beyond all of these; the cell carries a one-line reason and the book
   section that discusses it;
@@ -153,8 +154,11 @@ def cell_status(row: pd.Series, *, inputs: tuple[str, ...] = (),
     'differs'
     >>> noisy = pd.Series({"metric": "IL", "dataset": "d", "published": 5.25, "ours": 4.9,
     ...                    "runs": 10, "ours_sd": 0.2, "ours_runs": join_runs([4.4, 5.1])})
-    >>> cell_status(noisy), cell_status(noisy, recreated=("d",))
-    ('consistent', 'recreated data, inside')
+    >>> cell_status(noisy)
+    'consistent'
+    >>> redrawn = pd.Series({**noisy, "runs": 20})
+    >>> cell_status(redrawn, recreated=("d",)), cell_status(noisy, recreated=("d",))
+    ('recreated data, inside', 'differs')
     """
     if row["metric"] in inputs:
         return "input"
@@ -169,9 +173,11 @@ def cell_status(row: pd.Series, *, inputs: tuple[str, ...] = (),
         return "exact"
     if rel <= CLOSE:
         return "close"
-    if row["dataset"] in recreated:
-        return RECREATED[0] if _within_runs(row) else RECREATED[1]
     runs = row.get("runs", 1)
+    if row["dataset"] in recreated:
+        if pd.isna(runs) or int(runs) < MIN_DRAWS:
+            return "differs"  # too few re-draws for their spread to test anything yet
+        return RECREATED[0] if _within_runs(row) else RECREATED[1]
     if pd.notna(runs) and int(runs) >= MIN_RUNS and _within_runs(row):
         return "consistent"
     return "differs"

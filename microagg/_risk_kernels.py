@@ -253,11 +253,13 @@ def rival_clusters(sub: np.ndarray, labels: np.ndarray, centroids: np.ndarray,
                    margin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r"""Each record's rival clusters in one attribute group, as ``(indptr, clusters)``.
 
-    Record ``i``'s rivals are ``clusters[indptr[i]:indptr[i + 1]]``: every cluster
-    ``c`` other than its own (``labels[i]``) whose centroid (row ``c`` of
-    ``centroids``) is at squared distance at most :math:`D_{i,\mathrm{own}} +
-    \mathrm{margin}_i` from row ``i`` of ``sub`` (the record on the group's columns),
-    distances summed in column order (for all centroids at once, side by side).
+    Record ``i``'s rivals are ``clusters[indptr[i]:indptr[i + 1]]`` (increasing): every
+    cluster ``q`` other than its own (``o = labels[i]``) whose centroid (row ``q`` of
+    ``centroids``) is at squared distance :math:`d_{iq} \le d_{io} + \mathrm{margin}_i`
+    from row ``i`` of ``sub`` (the record on the group's columns), distances summed in
+    column order (for all centroids at once, side by side). Most records have no rival:
+    the clusters in reach are first counted (a loop without branches), and listed only
+    when there are any besides the own one.
     """
     n, w = sub.shape
     s = centroids.shape[0]
@@ -280,14 +282,19 @@ def rival_clusters(sub: np.ndarray, labels: np.ndarray, centroids: np.ndarray,
                 d[q] += t * t
         o = labels[i]
         reach = d[o] + margin[i]
+        within = 0
         for q in range(s):
-            if d[q] <= reach and q != o:
-                if count == clusters.size:
-                    grown = np.empty(2 * clusters.size, np.int64)
-                    grown[:count] = clusters
-                    clusters = grown
-                clusters[count] = q
-                count += 1
+            if d[q] <= reach:
+                within += 1
+        if within > 1:  # the own cluster is always within reach
+            if count + within > clusters.size:
+                grown = np.empty(2 * (count + within), np.int64)
+                grown[:count] = clusters[:count]
+                clusters = grown
+            for q in range(s):
+                if d[q] <= reach and q != o:
+                    clusters[count] = q
+                    count += 1
         indptr[i + 1] = count
     return indptr, clusters[:count].copy()
 

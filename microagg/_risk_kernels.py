@@ -15,7 +15,8 @@ import numpy as np
 from ._jit import HAVE_NUMBA, njit
 
 __all__ = ["dld_standardized", "id_counts", "principal_axes", "distinct_rows", "distinct_keys",
-           "release_rows", "rival_clusters", "rival_margin", "dld_grouped"]
+           "release_rows", "rival_clusters", "rival_margin", "dld_grouped", "Released",
+           "dld_assembled"]
 
 
 @njit(inline="always")  # (a call in the hot loops would cost about 10 %)
@@ -394,39 +395,90 @@ def _dld_grouped_kernel(Z, Pz, rel, riv, slack):  # type: ignore[no-untyped-def]
     return out
 
 
+class Released(NamedTuple):
+    """An arena of attribute groups' releases, one slot per group (GOMM's scorer fills it
+    with :func:`microagg._gomm_kernels.group_parts`; offsets index the flat arrays)."""
+
+    classes: np.ndarray  #: (slots, n) each record's value class (int32)
+    holders: np.ndarray  #: the record of each (record, rival class) pair, by record
+    rivals: np.ndarray  #: the rival class of each pair, all slots one after the other
+    rival_at: np.ndarray  #: (slots,) where each slot's pairs start
+    n_rivals: np.ndarray  #: (slots,) how many pairs each slot has
+    values: np.ndarray  #: the distinct values, (classes, w) per slot, flat
+    value_at: np.ndarray  #: (slots,) where each slot's values start
+    projected: np.ndarray  #: the values' projections on the axes, (classes, r) per slot, flat
+    projected_at: np.ndarray  #: (slots,) where each slot's projections start
+    n_values: np.ndarray  #: (slots,) number of value classes
+    reach: np.ndarray  #: (slots,) largest sum of absolute values of a value class
+
+
+@njit
+def dld_assembled(Z, Pz, scale, arena, slots, cols, gptr):  # type: ignore[no-untyped-def]
+    """Each record's linked fraction for the release made of the groups in ``slots`` of
+    ``arena`` (:class:`Released`), as :func:`dld_grouped` finds it.
+
+    Group ``g`` holds the columns ``cols[gptr[g]:gptr[g + 1]]``; ``Pz`` is ``Z`` projected
+    on the axes whose rows the arena's projections used; ``scale`` is one plus the
+    largest sum of absolute values of a row of ``Z``. The distinct rows, their
+    projections (summed group by group: rounding far below the filter's slack, as
+    :func:`dld_standardized` argues) and the rivals are assembled from the arena; the
+    slack uses the sum over the groups of their largest value sums, at least the
+    largest row sum of the release (a wider filter: the same answer).
+    """
+    n, p = Z.shape
+    G = slots.size
+    r = Pz.shape[1]
+    L = np.empty((G, n), np.int64)
+    sizes = np.empty(G, np.int64)
+    found = 0
+    for g in range(G):
+        L[g] = arena.classes[slots[g]]
+        sizes[g] = arena.n_values[slots[g]]
+        found += arena.n_rivals[slots[g]]
+    first, mult, own = release_rows(L, sizes)
+    m = first.size
+    U = np.empty((m, p))
+    Pu = np.zeros((m, r))
+    cbase = np.zeros(G + 1, np.int64)
+    r_ptr = np.zeros((G, n + 1), np.int64)
+    r_cl = np.empty(found, np.int64)
+    found = 0
+    for g in range(G):
+        at = slots[g]
+        w = gptr[g + 1] - gptr[g]
+        va = arena.value_at[at]
+        pa = arena.projected_at[at]
+        for j in range(m):
+            v = L[g, first[j]]
+            for a in range(w):
+                U[j, cols[gptr[g] + a]] = arena.values[va + v * w + a]
+            for b in range(r):
+                Pu[j, b] += arena.projected[pa + v * r + b]
+        scale += arena.reach[at]
+        cbase[g + 1] = cbase[g] + sizes[g]
+        r_ptr[g, 0] = found
+        ra = arena.rival_at[at]
+        for x in range(arena.n_rivals[at]):  # the pairs are by record: counts, then ends
+            r_ptr[g, arena.holders[ra + x] + 1] += 1
+            r_cl[found + x] = arena.rivals[ra + x] + cbase[g]
+        for i in range(n):
+            r_ptr[g, i + 1] += r_ptr[g, i]
+        found += arena.n_rivals[at]
+    return _dld_grouped_kernel(Z, Pz, DistinctRows(U, mult, own, first, Pu),
+                               Rivals(L, cbase, r_ptr, r_cl), 1e-9 * scale * scale)
+
+
 def dld_grouped(Z: np.ndarray, groups: Sequence[Sequence[int]], labels: Sequence[np.ndarray],
-                centroids: Sequence[np.ndarray], rivals: Sequence[tuple[np.ndarray, np.ndarray]],
-                axes: np.ndarray, Pz: np.ndarray) -> float:
-    """DLD in % of the release made group by group, :func:`dld_standardized`'s value.
+                centroids: Sequence[np.ndarray]) -> float:
+    """DLD in % of the release made group by group, :func:`dld_standardized`'s value,
+    by the numpy search (GOMM's scorer without numba; with numba it calls
+    :func:`dld_assembled`, the same answer).
 
     Group ``g`` (columns ``groups[g]``) releases record ``i`` as
-    ``centroids[g][labels[g][i]]``; ``rivals[g]`` is :func:`rival_clusters` of the
-    group with :func:`rival_margin` of ``Z``; ``Pz = Z @ axes`` (orthonormal columns,
-    e.g. :func:`principal_axes`; they only filter). Needs numba to be fast (without
-    it, the numpy twin of the full search runs instead; same answer).
+    ``centroids[g][labels[g][i]]``.
     """
-    keys = np.vstack(labels)
-    sizes = np.array([c.shape[0] for c in centroids], dtype=np.int64)
-    if HAVE_NUMBA:
-        first, mult, own = release_rows(keys, sizes)
-    else:
-        first, mult, own = distinct_keys(keys)
+    first, mult, own = distinct_keys(np.vstack(labels))
     U = np.empty((first.size, Z.shape[1]))
     for cols, lab, cen in zip(groups, labels, centroids, strict=True):
         U[:, list(cols)] = cen[lab[first]]
-    if not HAVE_NUMBA:
-        return 100.0 * math.fsum(_dld_numpy(Z, U, mult, own)) / Z.shape[0]
-    cbase = np.zeros(len(groups) + 1, np.int64)
-    np.cumsum(sizes, out=cbase[1:])
-    r_ptr = np.empty((len(groups), Z.shape[0] + 1), np.int64)
-    base = 0
-    for g, (ptr, _) in enumerate(rivals):
-        r_ptr[g] = ptr + base
-        base += ptr[-1]
-    r_cl = np.concatenate([cl + cbase[g] for g, (_, cl) in enumerate(rivals)])
-    Pu = U @ axes
-    # the rounding error of a projection is far below 1e-9 * (1 + largest |coordinate| sum)
-    scale = 1.0 + float(np.abs(Z).sum(axis=1).max()) + float(np.abs(U).sum(axis=1).max())
-    linked = _dld_grouped_kernel(Z, Pz, DistinctRows(U, mult, own, first, Pu),
-                                 Rivals(keys, cbase, r_ptr, r_cl), 1e-9 * scale * scale)
-    return 100.0 * math.fsum(linked) / Z.shape[0]
+    return 100.0 * math.fsum(_dld_numpy(Z, U, mult, own)) / Z.shape[0]

@@ -341,10 +341,13 @@ class Rivals(NamedTuple):
 def _dld_grouped_kernel(Z, Pz, rel, riv, slack):  # type: ignore[no-untyped-def]
     """Each record's linked fraction (0, or 1/#tied), visiting only rows with a rival.
 
-    ``rel`` (:class:`DistinctRows`) holds the distinct rows, ``riv`` (:class:`Rivals`)
-    the groups. A visited row is first filtered by the bound of its projections
-    ``rel.Pu`` against the record's ``Pz``, widened as in :func:`_dld_kernel`;
-    decisions on the exact distances of :func:`_dld_kernel`.
+    ``rel`` (:class:`DistinctRows`) holds the distinct rows, sorted by their first
+    projection, ``riv`` (:class:`Rivals`) the groups. The rows holding a cluster are
+    listed in that order, so only those whose first projection lies within
+    ``sqrt(d_own)`` of the record's (widened as in :func:`_dld_kernel`) are visited,
+    found by binary search; a visited row is then filtered by the bound of all its
+    projections ``rel.Pu`` against the record's ``Pz``; decisions on the exact distances
+    of :func:`_dld_kernel`.
     """
     U, mult, own, first, Pu = rel
     L, cbase, r_ptr, r_cl = riv
@@ -373,11 +376,24 @@ def _dld_grouped_kernel(Z, Pz, rel, riv, slack):  # type: ignore[no-untyped-def]
         tied = mult[o]
         linked = True
         bound = d_own * (1.0 + 1e-6) + slack
+        radius = np.sqrt(bound)
+        low = Pz[i, 0] - radius
+        high = Pz[i, 0] + radius
         for g in range(G):
             for q in range(r_ptr[g, i], r_ptr[g, i + 1]):
                 c = r_cl[q]
-                for x in range(start[c], start[c + 1]):
+                lo = start[c]
+                hi = start[c + 1]
+                while lo < hi:  # the cluster's first row with first projection >= low
+                    mid = (lo + hi) // 2
+                    if Pu[rows_of[mid], 0] < low:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                for x in range(lo, start[c + 1]):
                     j = rows_of[x]
+                    if Pu[j, 0] > high:
+                        break
                     if seen[j] == i:
                         continue
                     seen[j] = i
@@ -421,9 +437,10 @@ def dld_assembled(Z, Pz, scale, arena, slots, cols, gptr):  # type: ignore[no-un
     on the axes whose rows the arena's projections used; ``scale`` is one plus the
     largest sum of absolute values of a row of ``Z``. The distinct rows, their
     projections (summed group by group: rounding far below the filter's slack, as
-    :func:`dld_standardized` argues) and the rivals are assembled from the arena; the
-    slack uses the sum over the groups of their largest value sums, at least the
-    largest row sum of the release (a wider filter: the same answer).
+    :func:`dld_standardized` argues; the rows sorted by the first) and the rivals are
+    assembled from the arena; the slack uses the sum over the groups of their largest
+    value sums, at least the largest row sum of the release (a wider filter: the same
+    answer).
     """
     n, p = Z.shape
     G = slots.size
@@ -464,8 +481,12 @@ def dld_assembled(Z, Pz, scale, arena, slots, cols, gptr):  # type: ignore[no-un
         for i in range(n):
             r_ptr[g, i + 1] += r_ptr[g, i]
         found += arena.n_rivals[at]
-    return _dld_grouped_kernel(Z, Pz, DistinctRows(U, mult, own, first, Pu),
-                               Rivals(L, cbase, r_ptr, r_cl), 1e-9 * scale * scale)
+    order = np.argsort(Pu[:, 0])  # (any order of ties)
+    rank = np.empty(m, np.int64)
+    rank[order] = np.arange(m)
+    rows = DistinctRows(U[order], mult[order], rank[own], first[order], Pu[order])
+    return _dld_grouped_kernel(Z, Pz, rows, Rivals(L, cbase, r_ptr, r_cl),
+                               1e-9 * scale * scale)
 
 
 def dld_grouped(Z: np.ndarray, groups: Sequence[Sequence[int]], labels: Sequence[np.ndarray],

@@ -8,14 +8,19 @@ scorer thousands of times, so everything is memoised:
 
 * every attribute group is microaggregated at most once per (data, k, method):
   its labels, centroids and SSE are kept in a process-wide cache (most
-  chromosomes share most of their groups with their parents);
+  chromosomes share most of their groups with their parents); with numba, MDAV's
+  compiled loops are called directly on the (already checked) data;
 * IL and ID decompose over attribute groups (SSE per group, ID per column), so
   they are sums of cached parts; DLD does not decompose, but what its search needs
-  of each group is cached too: the value classes of its clusters and each record's
-  *rival* clusters (those not clearly farther than its own). A release's search
-  (:func:`~microagg._risk_kernels.dld_grouped`) then visits, for each record, only
-  the distinct rows holding one of its rivals, and decides on the exact distances,
-  as the full search would (``tests/test_gomm_fast.py``);
+  of each group is kept too: the value classes of its clusters, each record's
+  *rival* classes (those not clearly farther than its own) and the values'
+  projections. With numba, one compiled call per new group
+  (:func:`~microagg._gomm_kernels.group_parts`) computes them into an arena, and one
+  per grouping (:func:`~microagg._risk_kernels.dld_assembled`) assembles the release
+  and searches, for each record, only the distinct rows holding one of its rivals,
+  deciding on the exact distances as the full search would
+  (``tests/test_gomm_fast.py``); without numba, the numpy search runs on the
+  assembled release (the same answer);
 * the full score of a grouping is memoised under its canonical form (clones and
   re-discovered groupings cost nothing).
 """

@@ -95,6 +95,7 @@ class Columns(NamedTuple):
     labels: np.ndarray  #: the labels being written (-1: not grouped yet)
     heap_d: np.ndarray  #: work: distances of the nearest records kept
     group: np.ndarray  #: work: the positions of the group being formed
+    seed: np.ndarray  #: work: the record a group is formed around, (p,)
 
 
 @njit
@@ -105,8 +106,10 @@ def _take_group(st, width, r, k, g):  # type: ignore[no-untyped-def]
     records get label ``g``, are flagged ``done`` and leave the running ``total``
     in input order.
     """
-    W, rows, done, d, total, labels, heap_d, group = st
-    _column_distances(W, width, W[:, r].copy(), d)
+    W, rows, done, d, total, labels, heap_d, group, seed = st
+    for j in range(W.shape[0]):
+        seed[j] = W[j, r]
+    _column_distances(W, width, seed, d)
     count = 0
     heap_a = group[1:]
     if k > 1:
@@ -178,7 +181,7 @@ def mdav_columns(W, k, total):  # type: ignore[no-untyped-def]
     d = np.empty(n)
     c = np.empty(p)
     st = Columns(W, rows, done, d, total, labels, np.empty(max(k - 1, 1)),
-                 np.empty(k, np.int64))
+                 np.empty(k, np.int64), np.empty(p))
     width = n
     m = n
     g = 0

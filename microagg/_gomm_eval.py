@@ -323,13 +323,13 @@ class _Released:
     values: np.ndarray  # (classes, |g|) the distinct centroids
 
 
-def _room(x: np.ndarray, need: int) -> np.ndarray:
-    """``x``, or a copy with room for ``need`` rows (four times as many: fewer copies; the
-    pages not yet written cost nothing)."""
+def _room(x: np.ndarray, need: int, used: int) -> np.ndarray:
+    """``x``, or a copy of its first ``used`` rows with room for ``need`` rows (four times
+    as many: fewer copies; the pages not yet written cost nothing)."""
     if x.shape[0] >= need:
         return x
     grown = np.empty((max(need, 4 * x.shape[0]), *x.shape[1:]), x.dtype)
-    grown[:x.shape[0]] = x
+    grown[:used] = x[:used]
     return grown
 
 
@@ -357,8 +357,8 @@ class _Arena:
                 or end_p > a.projected.size):
             needs = (slot + 1, end_r, end_r, slot + 1, slot + 1, end_v, slot + 1, end_p,
                      slot + 1, slot + 1, slot + 1)
-            a = self.store = Released(*(_room(x, need) for x, need in zip(a, needs,
-                                                                           strict=True)))
+            used = (slot, at_r, at_r, slot, slot, at_v, slot, at_p, slot, slot, slot)
+            a = self.store = Released(*map(_room, a, needs, used))
         a.classes[slot] = parts.classes
         a.holders[at_r:end_r] = parts.holders
         a.rivals[at_r:end_r] = parts.rivals

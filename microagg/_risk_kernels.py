@@ -454,23 +454,38 @@ def dld_assembled(Z, Pz, scale, arena, slots, cols, gptr):  # type: ignore[no-un
         found += arena.n_rivals[slots[g]]
     first, mult, own = release_rows(L, sizes)
     m = first.size
-    U = np.empty((m, p))
+    V = np.empty((m, G), np.int64)  # each row's value class in each group
+    for g in range(G):
+        for j in range(m):
+            V[j, g] = L[g, first[j]]
+    where = np.empty(p, np.int64)  # column c of a row: values[where[c] + class * width[c]]
+    width = np.empty(p, np.int64)
+    group_of = np.empty(p, np.int64)
+    for g in range(G):
+        w = gptr[g + 1] - gptr[g]
+        for a in range(w):
+            c = cols[gptr[g] + a]
+            where[c] = arena.value_at[slots[g]] + a
+            width[c] = w
+            group_of[c] = g
     Pu = np.zeros((m, r))
+    for j in range(m):
+        for g in range(G):
+            pa = arena.projected_at[slots[g]] + V[j, g] * r
+            for b in range(r):
+                Pu[j, b] += arena.projected[pa + b]
+    order = np.argsort(Pu[:, 0])  # the rows by first projection (any order of ties)
+    U = np.empty((m, p))
+    for x in range(m):
+        j = order[x]
+        for c in range(p):
+            U[x, c] = arena.values[where[c] + V[j, group_of[c]] * width[c]]
     cbase = np.zeros(G + 1, np.int64)
     r_ptr = np.zeros((G, n + 1), np.int64)
     r_cl = np.empty(found, np.int64)
     found = 0
     for g in range(G):
         at = slots[g]
-        w = gptr[g + 1] - gptr[g]
-        va = arena.value_at[at]
-        pa = arena.projected_at[at]
-        for j in range(m):
-            v = L[g, first[j]]
-            for a in range(w):
-                U[j, cols[gptr[g] + a]] = arena.values[va + v * w + a]
-            for b in range(r):
-                Pu[j, b] += arena.projected[pa + v * r + b]
         scale += arena.reach[at]
         cbase[g + 1] = cbase[g] + sizes[g]
         r_ptr[g, 0] = found
@@ -481,10 +496,9 @@ def dld_assembled(Z, Pz, scale, arena, slots, cols, gptr):  # type: ignore[no-un
         for i in range(n):
             r_ptr[g, i + 1] += r_ptr[g, i]
         found += arena.n_rivals[at]
-    order = np.argsort(Pu[:, 0])  # (any order of ties)
     rank = np.empty(m, np.int64)
     rank[order] = np.arange(m)
-    rows = DistinctRows(U[order], mult[order], rank[own], first[order], Pu[order])
+    rows = DistinctRows(U, mult[order], rank[own], first[order], Pu[order])
     return _dld_grouped_kernel(Z, Pz, rows, Rivals(L, cbase, r_ptr, r_cl),
                                1e-9 * scale * scale)
 

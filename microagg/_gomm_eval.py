@@ -335,7 +335,7 @@ def _room(x: np.ndarray, need: int, used: int) -> np.ndarray:
 
 class _Arena:
     """The :class:`~microagg._risk_kernels.Released` arena of an :class:`Evaluator`: one
-    slot per attribute group, the arrays grown by doubling."""
+    slot per attribute group, the arrays grown fourfold when full."""
 
     def __init__(self, n: int) -> None:
         rows = 64

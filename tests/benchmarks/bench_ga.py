@@ -23,24 +23,26 @@ Targets: issue 25 (ten GA seeds and twenty re-draws in the strict build) costs
 about eight times today's Table 2 unless the hybrid gets faster with identical
 labels; this benchmark is the check that a change keeps the labels.
 
-Where the time goes (measured at 86a8b51, issue 25): ``ga_core`` is 97-99 % of a
-hybrid run's CPU. Per child, on a 27-record Census macrogroup (p = 13), about
-650 ns: selection, crossover and mutation about 110 ns, repair about 450 ns
-(group sums 170, completing undersized groups 250: about 2 groups, 2.3 moves
-and 17 candidate distances per child, each distance a chain of 13 dependent
-additions), SSE and canonical labels about 35 ns each. On 12-record
-macrogroups about 250 ns. Identical labels fix the order of every
-floating-point operation behind an SSE (the roulette and the elitism compare
-fitnesses), so incremental sums are out. Tried with identical labels and not
-kept (ratio to 86a8b51, several alternating runs): a candidate array instead
-of the per-group member lists 0.92-0.95x; stopping a distance once it exceeds
-the best so far 0.74x; the centroid computed once per move 0.98-1.0x; four
-candidate distances side by side 0.94x; branch-free selection of the nearest
-record 1.02-1.05x (slower on 12-record groups); a memo of repaired children
-keyed by their labels (repeats: 56-66 % of the changed children at K = 12,
-15-26 % at K = 18, 4-6 % at K = 27) 0.92x overall; int32 or int16 labels
-0.97x; the others (error_model="numpy", inlined helpers, split crossover copy)
-within the noise of 1.00x +- 0.03 that this benchmark shows for unchanged code.
+Where the time goes (measured at 86a8b51, issue 25): ``ga_core`` is 92-98 % of a
+hybrid run's CPU at 2,000 generations (the rest, MDAV and the macrogroups, does not
+grow with the generations). With ``n_jobs=2`` on two idle cores a run takes 0.52 of
+its one-thread wall time (both cores busy). Per child, on a 27-record Census
+macrogroup (p = 13), about 650 ns: selection, crossover and mutation about 110 ns,
+repair about 450 ns (group sums 170, completing undersized groups 250: about 2
+groups, 2.3 moves and 17 candidate distances per child, each distance a chain of 13
+dependent additions), SSE and canonical labels about 35 ns each. On 12-record
+macrogroups about 250 ns. Identical labels fix the order of every floating-point
+operation behind an SSE (the roulette and the elitism compare fitnesses), so
+incremental sums are out. Tried with identical labels and not kept (ratio to
+86a8b51, several alternating runs): a candidate array instead of the per-group
+member lists 0.92-0.95x; stopping a distance once it exceeds the best so far 0.74x;
+the centroid computed once per move 0.98-1.0x; four candidate distances side by side
+0.94x; branch-free selection of the nearest record 1.02-1.05x (slower on 12-record
+groups); a memo of repaired children keyed by their labels (repeats: 56-66 % of the
+changed children at K = 12, 15-26 % at K = 18, 4-6 % at K = 27) 0.92x overall; int32
+or int16 labels 0.97x; the others (error_model="numpy", inlined helpers, split
+crossover copy) within the noise of 1.00x +- 0.03 that this benchmark shows for
+unchanged code.
 """
 
 from __future__ import annotations

@@ -8,14 +8,19 @@ scorer thousands of times, so everything is memoised:
 
 * every attribute group is microaggregated at most once per (data, k, method):
   its labels, centroids and SSE are kept in a process-wide cache (most
-  chromosomes share most of their groups with their parents);
+  chromosomes share most of their groups with their parents); with numba, MDAV's
+  compiled loops are called directly on the (already checked) data;
 * IL and ID decompose over attribute groups (SSE per group, ID per column), so
   they are sums of cached parts; DLD does not decompose, but what its search needs
-  of each group is cached too: the value classes of its clusters and each record's
-  *rival* clusters (those not clearly farther than its own). A release's search
-  (:func:`~microagg._risk_kernels.dld_grouped`) then visits, for each record, only
-  the distinct rows holding one of its rivals, and decides on the exact distances,
-  as the full search would (``tests/test_gomm_fast.py``);
+  of each group is kept too: the value classes of its clusters, each record's
+  *rival* classes (those not clearly farther than its own) and the values'
+  projections. With numba, one compiled call per new group
+  (:func:`~microagg._gomm_kernels.group_parts`) computes them into an arena, and one
+  per grouping (:func:`~microagg._risk_kernels.dld_assembled`) assembles the release
+  and searches, for each record, only the distinct rows holding one of its rivals,
+  deciding on the exact distances as the full search would
+  (``tests/test_gomm_fast.py``); without numba, the numpy search runs on the
+  assembled release (the same answer);
 * the full score of a grouping is memoised under its canonical form (clones and
   re-discovered groupings cost nothing).
 """
@@ -23,6 +28,8 @@ scorer thousands of times, so everything is memoised:
 from __future__ import annotations
 
 import hashlib
+import itertools
+import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -33,11 +40,22 @@ import numpy as np
 import pandas as pd
 
 from ._core import standardize as _standardize
+from ._gomm_kernels import GroupParts, cluster_means, group_parts
 from ._jit import HAVE_NUMBA
+from ._mdav import mdav
+from ._mdav.columns import mdav_columns
+from ._mdav.dispatch import AUTO_MAX_P, AUTO_MIN_N, AUTO_N_PER_P2
 from ._methods import method_function
 from ._risk import ScoreBreakdown
-from ._risk_kernels import dld_grouped, id_counts, principal_axes, rival_clusters, rival_margin
-from ._validate import as_matrix, check_k, scale_exponent
+from ._risk_kernels import (
+    Released,
+    dld_assembled,
+    dld_grouped,
+    id_counts,
+    principal_axes,
+    rival_margin,
+)
+from ._validate import SAFE_EXPONENT, as_matrix, check_k, scale_exponent
 
 __all__ = ["multivariate", "score_grouping", "k_anonymity_level", "gomm_cache_info",
            "gomm_cache_clear"]
@@ -72,23 +90,45 @@ class _GroupCache:
         self.fn = fn
         self.entries: dict[tuple[int, ...], _GroupEntry] = {}
         self.n_computed = 0
+        # MDAV with numba: call its loops directly (ZT: the columns as rows)
+        direct = HAVE_NUMBA and fn is mdav and Z.size > 0
+        self.ZT = np.ascontiguousarray(Z.T) if direct else None
+        self.top = np.maximum(Z.max(axis=0), -Z.min(axis=0)).tolist() if direct else []
 
     def get(self, cols: tuple[int, ...]) -> _GroupEntry:
         entry = self.entries.get(cols)
         if entry is None:
             sub = np.ascontiguousarray(self.Z[:, list(cols)])
-            raw = np.asarray(self.fn(sub, self.k))
-            if raw.size and raw.min() == 0 and np.bincount(raw).all():
-                labels = raw.astype(np.int64)  # already 0..s-1, all used (MDAV)
-            else:
-                labels = np.unique(raw, return_inverse=True)[1].reshape(-1).astype(np.int64)
+            labels = self._labels(cols, sub)
             s = int(labels.max()) + 1
-            centroids = _group_means(sub, labels, s)
-            diff = sub - centroids[labels]
+            if HAVE_NUMBA:
+                centroids, diff = cluster_means(sub, labels, s)
+            else:
+                centroids = _group_means(sub, labels, s)
+                diff = sub - centroids[labels]
             entry = _GroupEntry(labels, centroids, float(np.einsum("ij,ij->", diff, diff)), s)
             self.entries[cols] = entry
             self.n_computed += 1
         return entry
+
+    def _labels(self, cols: tuple[int, ...], sub: np.ndarray) -> np.ndarray:
+        """The partition of the group's records, labels ``0..s-1`` all used."""
+        if self.ZT is not None and self._runs_loops(cols):
+            # what microagg.mdav(sub, k) runs, without its checks (the data are checked)
+            return mdav_columns(self.ZT[list(cols)], self.k, sub.sum(axis=0))
+        raw = np.asarray(self.fn(sub, self.k))
+        if raw.size and raw.min() == 0 and np.bincount(raw).all():
+            return raw.astype(np.int64)  # already 0..s-1, all used (MDAV)
+        return np.unique(raw, return_inverse=True)[1].reshape(-1).astype(np.int64)
+
+    def _runs_loops(self, cols: tuple[int, ...]) -> bool:
+        """Whether ``microagg.mdav`` runs the compiled loops on these columns unscaled."""
+        w = len(cols)
+        top = max(self.top[c] for c in cols)
+        if top and abs(math.frexp(top)[1]) > SAFE_EXPONENT:
+            return False  # mdav would rescale the group first
+        return not (self.Z.shape[0] >= max(AUTO_MIN_N, AUTO_N_PER_P2 * w * w)
+                    and w <= AUTO_MAX_P)
 
 
 _REGISTRY: OrderedDict[tuple[Any, ...], _GroupCache] = OrderedDict()
@@ -281,11 +321,65 @@ class _Released:
 
     labels: np.ndarray  # (n,) each record's value class (clusters with equal centroids)
     values: np.ndarray  # (classes, |g|) the distinct centroids
-    rivals: tuple[np.ndarray, np.ndarray]  # rival_clusters of the value classes
+
+
+def _room(x: np.ndarray, need: int, used: int) -> np.ndarray:
+    """``x``, or a copy of its first ``used`` rows with room for ``need`` rows (four times
+    as many: fewer copies; the pages not yet written cost nothing)."""
+    if x.shape[0] >= need:
+        return x
+    grown = np.empty((max(need, 4 * x.shape[0]), *x.shape[1:]), x.dtype)
+    grown[:used] = x[:used]
+    return grown
+
+
+class _Arena:
+    """The :class:`~microagg._risk_kernels.Released` arena of an :class:`Evaluator`: one
+    slot per attribute group, the arrays grown fourfold when full."""
+
+    def __init__(self, n: int) -> None:
+        rows = 64
+        self.n = n
+        self.used = [0, 0, 0, 0]  # slots, rival pairs, values, projections
+        self.store = Released(
+            np.empty((rows, n), np.int32), np.empty(4 * rows, np.int64),
+            np.empty(4 * rows, np.int64), np.empty(rows, np.int64), np.empty(rows, np.int64),
+            np.empty(4 * rows), np.empty(rows, np.int64), np.empty(4 * rows),
+            np.empty(rows, np.int64), np.empty(rows, np.int64), np.empty(rows))
+
+    def add(self, parts: GroupParts) -> int:
+        """Store one group's parts; return its slot."""
+        slot, at_r, at_v, at_p = self.used
+        end_r, end_v = at_r + parts.rivals.size, at_v + parts.values.size
+        end_p = at_p + parts.projected.size
+        a = self.store
+        if (slot >= a.reach.size or end_r > a.rivals.size or end_v > a.values.size
+                or end_p > a.projected.size):
+            needs = (slot + 1, end_r, end_r, slot + 1, slot + 1, end_v, slot + 1, end_p,
+                     slot + 1, slot + 1, slot + 1)
+            used = (slot, at_r, at_r, slot, slot, at_v, slot, at_p, slot, slot, slot)
+            a = self.store = Released(*map(_room, a, needs, used))
+        a.classes[slot] = parts.classes
+        a.holders[at_r:end_r] = parts.holders
+        a.rivals[at_r:end_r] = parts.rivals
+        a.values[at_v:end_v] = parts.values.ravel()
+        a.projected[at_p:end_p] = parts.projected.ravel()
+        a.rival_at[slot], a.value_at[slot], a.projected_at[slot] = at_r, at_v, at_p
+        a.n_rivals[slot] = parts.rivals.size
+        a.n_values[slot] = parts.values.shape[0]
+        a.reach[slot] = parts.reach
+        self.used = [slot + 1, end_r, end_v, end_p]
+        return slot
 
 
 class Evaluator:
-    """Scores groupings of the columns of standardised data ``Z``, memoising everything."""
+    """Scores groupings of the columns of standardised data ``Z``, memoising everything.
+
+    With numba, each new attribute group is reduced once to its SSE, its interval count
+    and its slot in an :class:`_Arena` (:func:`~microagg._gomm_kernels.group_parts`), and
+    a grouping's DLD is one compiled call on its slots
+    (:func:`~microagg._risk_kernels.dld_assembled`); without numba, the numpy twins.
+    """
 
     def __init__(self, Z: np.ndarray, k: int, method: str | Callable[..., Any] = "mdav",
                  width: float = 0.10, shared_cache: bool = True) -> None:
@@ -303,6 +397,9 @@ class Evaluator:
         self.axes = principal_axes(Z)
         self.Pz = np.ascontiguousarray(Z @ self.axes)
         self.released: dict[tuple[int, ...], _Released] = {}
+        self.parts: dict[tuple[int, ...], tuple[float, int, int]] = {}
+        self.arena = _Arena(self.n)
+        self.zscale = 1.0 + float(np.abs(Z).sum(axis=1).max()) if Z.size else 1.0
         self.dld_time = 0.0
 
     def _id_count(self, cols: tuple[int, ...], entry: _GroupEntry) -> int:
@@ -314,7 +411,7 @@ class Evaluator:
         return c
 
     def _released(self, cols: tuple[int, ...], entry: _GroupEntry) -> _Released:
-        """What DLD's search needs of an attribute group (memoised)."""
+        """What the numpy DLD search needs of an attribute group (memoised)."""
         r = self.released.get(cols)
         if r is None:
             # clusters with equal centroids release equal values: one value class
@@ -323,13 +420,24 @@ class Evaluator:
             _, at, cls = np.unique(rows, return_index=True, return_inverse=True)
             values = cen[at]
             labels = cls.reshape(-1)[entry.labels]
-            if HAVE_NUMBA:
-                rivals = rival_clusters(np.ascontiguousarray(self.Z[:, list(cols)]), labels,
-                                        values, self.margin)
-            else:  # not used by the numpy search
-                rivals = (np.zeros(self.n + 1, np.int64), np.zeros(0, np.int64))
-            r = self.released[cols] = _Released(labels, values, rivals)
+            r = self.released[cols] = _Released(labels, values)
         return r
+
+    def _part(self, cols: tuple[int, ...]) -> tuple[float, int, int]:
+        """An attribute group's SSE, interval count and arena slot (-1 without numba)."""
+        part = self.parts.get(cols)
+        if part is None:
+            entry = self.groups.get(cols)
+            if HAVE_NUMBA:
+                at = list(cols)
+                got = GroupParts(*group_parts(np.ascontiguousarray(self.Z[:, at]), entry.labels,
+                                              entry.centroids, self.margin, self.width,
+                                              np.ascontiguousarray(self.axes[at])))
+                part = (entry.sse, int(got.id_count), self.arena.add(got))
+            else:
+                part = (entry.sse, self._id_count(cols, entry), -1)
+            self.parts[cols] = part
+        return part
 
     def fitness(self, c: Grouping) -> float:
         """GOMM's fitness of a chromosome (any group order): its score."""
@@ -344,17 +452,25 @@ class Evaluator:
             return hit
         sse = 0.0
         idc = 0
-        entries = []
+        slots = []
         for cols in canon:
-            entry = self.groups.get(cols)
-            sse += entry.sse
-            idc += self._id_count(cols, entry)
-            entries.append(entry)
+            part = self._part(cols)
+            sse += part[0]
+            idc += part[1]
+            slots.append(part[2])
         t0 = time.perf_counter()
-        released = [self._released(cols, e) for cols, e in zip(canon, entries, strict=True)]
-        dld = dld_grouped(self.Z, canon, [r.labels for r in released],
-                          [r.values for r in released], [r.rivals for r in released],
-                          self.axes, self.Pz)
+        if HAVE_NUMBA:
+            gptr = np.zeros(len(canon) + 1, np.int64)
+            np.cumsum([len(cols) for cols in canon], out=gptr[1:])
+            linked = dld_assembled(self.Z, self.Pz, self.zscale, self.arena.store,
+                                   np.array(slots, np.int64),
+                                   np.fromiter(itertools.chain.from_iterable(canon), np.int64,
+                                               self.p), gptr)
+            dld = 100.0 * math.fsum(linked) / self.n
+        else:
+            released = [self._released(cols, self.groups.get(cols)) for cols in canon]
+            dld = dld_grouped(self.Z, canon, [r.labels for r in released],
+                              [r.values for r in released])
         self.dld_time += time.perf_counter() - t0
         result = ScoreBreakdown(il=100.0 * sse / self.sst, id=100.0 * idc / (self.n * self.p),
                                 dld=dld)

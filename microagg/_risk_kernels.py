@@ -15,7 +15,8 @@ import numpy as np
 from ._jit import HAVE_NUMBA, njit
 
 __all__ = ["dld_standardized", "id_counts", "principal_axes", "distinct_rows", "distinct_keys",
-           "release_rows", "rival_clusters", "rival_margin", "dld_grouped"]
+           "release_rows", "rival_clusters", "rival_margin", "dld_grouped", "Released",
+           "dld_assembled"]
 
 
 @njit(inline="always")  # (a call in the hot loops would cost about 10 %)
@@ -253,11 +254,13 @@ def rival_clusters(sub: np.ndarray, labels: np.ndarray, centroids: np.ndarray,
                    margin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r"""Each record's rival clusters in one attribute group, as ``(indptr, clusters)``.
 
-    Record ``i``'s rivals are ``clusters[indptr[i]:indptr[i + 1]]``: every cluster
-    ``c`` other than its own (``labels[i]``) whose centroid (row ``c`` of
-    ``centroids``) is at squared distance at most :math:`D_{i,\mathrm{own}} +
-    \mathrm{margin}_i` from row ``i`` of ``sub`` (the record on the group's columns),
-    distances summed in column order (for all centroids at once, side by side).
+    Record ``i``'s rivals are ``clusters[indptr[i]:indptr[i + 1]]`` (increasing): every
+    cluster ``q`` other than its own (``o = labels[i]``) whose centroid (row ``q`` of
+    ``centroids``) is at squared distance :math:`d_{iq} \le d_{io} + \mathrm{margin}_i`
+    from row ``i`` of ``sub`` (the record on the group's columns), distances summed in
+    column order (for all centroids at once, side by side). Most records have no rival:
+    the clusters in reach are first counted (a loop without branches), and listed only
+    when there are any besides the own one.
     """
     n, w = sub.shape
     s = centroids.shape[0]
@@ -280,14 +283,19 @@ def rival_clusters(sub: np.ndarray, labels: np.ndarray, centroids: np.ndarray,
                 d[q] += t * t
         o = labels[i]
         reach = d[o] + margin[i]
+        within = 0
         for q in range(s):
-            if d[q] <= reach and q != o:
-                if count == clusters.size:
-                    grown = np.empty(2 * clusters.size, np.int64)
-                    grown[:count] = clusters
-                    clusters = grown
-                clusters[count] = q
-                count += 1
+            if d[q] <= reach:
+                within += 1
+        if within > 1:  # the own cluster is always within reach
+            if count + within > clusters.size:
+                grown = np.empty(2 * (count + within), np.int64)
+                grown[:count] = clusters[:count]
+                clusters = grown
+            for q in range(s):
+                if d[q] <= reach and q != o:
+                    clusters[count] = q
+                    count += 1
         indptr[i + 1] = count
     return indptr, clusters[:count].copy()
 
@@ -333,10 +341,13 @@ class Rivals(NamedTuple):
 def _dld_grouped_kernel(Z, Pz, rel, riv, slack):  # type: ignore[no-untyped-def]
     """Each record's linked fraction (0, or 1/#tied), visiting only rows with a rival.
 
-    ``rel`` (:class:`DistinctRows`) holds the distinct rows, ``riv`` (:class:`Rivals`)
-    the groups. A visited row is first filtered by the bound of its projections
-    ``rel.Pu`` against the record's ``Pz``, widened as in :func:`_dld_kernel`;
-    decisions on the exact distances of :func:`_dld_kernel`.
+    ``rel`` (:class:`DistinctRows`) holds the distinct rows, sorted by their first
+    projection, ``riv`` (:class:`Rivals`) the groups. The rows holding a cluster are
+    listed in that order, so only those whose first projection lies within
+    ``sqrt(d_own)`` of the record's (widened as in :func:`_dld_kernel`) are visited,
+    found by binary search; a visited row is then filtered by the bound of all its
+    projections ``rel.Pu`` against the record's ``Pz``; decisions on the exact distances
+    of :func:`_dld_kernel`.
     """
     U, mult, own, first, Pu = rel
     L, cbase, r_ptr, r_cl = riv
@@ -365,11 +376,24 @@ def _dld_grouped_kernel(Z, Pz, rel, riv, slack):  # type: ignore[no-untyped-def]
         tied = mult[o]
         linked = True
         bound = d_own * (1.0 + 1e-6) + slack
+        radius = np.sqrt(bound)
+        low = Pz[i, 0] - radius
+        high = Pz[i, 0] + radius
         for g in range(G):
             for q in range(r_ptr[g, i], r_ptr[g, i + 1]):
                 c = r_cl[q]
-                for x in range(start[c], start[c + 1]):
+                lo = start[c]
+                hi = start[c + 1]
+                while lo < hi:  # the cluster's first row with first projection >= low
+                    mid = (lo + hi) // 2
+                    if Pu[rows_of[mid], 0] < low:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                for x in range(lo, start[c + 1]):
                     j = rows_of[x]
+                    if Pu[j, 0] > high:
+                        break
                     if seen[j] == i:
                         continue
                     seen[j] = i
@@ -387,39 +411,109 @@ def _dld_grouped_kernel(Z, Pz, rel, riv, slack):  # type: ignore[no-untyped-def]
     return out
 
 
+class Released(NamedTuple):
+    """An arena of attribute groups' releases, one slot per group (GOMM's scorer fills it
+    with :func:`microagg._gomm_kernels.group_parts`; offsets index the flat arrays)."""
+
+    classes: np.ndarray  #: (slots, n) each record's value class (int32)
+    holders: np.ndarray  #: the record of each (record, rival class) pair, by record
+    rivals: np.ndarray  #: the rival class of each pair, all slots one after the other
+    rival_at: np.ndarray  #: (slots,) where each slot's pairs start
+    n_rivals: np.ndarray  #: (slots,) how many pairs each slot has
+    values: np.ndarray  #: the distinct values, (classes, w) per slot, flat
+    value_at: np.ndarray  #: (slots,) where each slot's values start
+    projected: np.ndarray  #: the values' projections on the axes, (classes, r) per slot, flat
+    projected_at: np.ndarray  #: (slots,) where each slot's projections start
+    n_values: np.ndarray  #: (slots,) number of value classes
+    reach: np.ndarray  #: (slots,) largest sum of absolute values of a value class
+
+
+@njit
+def dld_assembled(Z, Pz, scale, arena, slots, cols, gptr):  # type: ignore[no-untyped-def]
+    """Each record's linked fraction for the release made of the groups in ``slots`` of
+    ``arena`` (:class:`Released`), as :func:`dld_grouped` finds it.
+
+    Group ``g`` holds the columns ``cols[gptr[g]:gptr[g + 1]]``; ``Pz`` is ``Z`` projected
+    on the axes whose rows the arena's projections used; ``scale`` is one plus the
+    largest sum of absolute values of a row of ``Z``. The distinct rows, their
+    projections (summed group by group: rounding far below the filter's slack, as
+    :func:`dld_standardized` argues; the rows sorted by the first) and the rivals are
+    assembled from the arena; the slack uses the sum over the groups of their largest
+    value sums, at least the largest row sum of the release (a wider filter: the same
+    answer).
+    """
+    n, p = Z.shape
+    G = slots.size
+    r = Pz.shape[1]
+    L = np.empty((G, n), np.int64)
+    sizes = np.empty(G, np.int64)
+    found = 0
+    for g in range(G):
+        L[g] = arena.classes[slots[g]]
+        sizes[g] = arena.n_values[slots[g]]
+        found += arena.n_rivals[slots[g]]
+    first, mult, own = release_rows(L, sizes)
+    m = first.size
+    V = np.empty((m, G), np.int64)  # each row's value class in each group
+    for g in range(G):
+        for j in range(m):
+            V[j, g] = L[g, first[j]]
+    where = np.empty(p, np.int64)  # column c of a row: values[where[c] + class * width[c]]
+    width = np.empty(p, np.int64)
+    group_of = np.empty(p, np.int64)
+    for g in range(G):
+        w = gptr[g + 1] - gptr[g]
+        for a in range(w):
+            c = cols[gptr[g] + a]
+            where[c] = arena.value_at[slots[g]] + a
+            width[c] = w
+            group_of[c] = g
+    Pu = np.zeros((m, r))
+    for j in range(m):
+        for g in range(G):
+            pa = arena.projected_at[slots[g]] + V[j, g] * r
+            for b in range(r):
+                Pu[j, b] += arena.projected[pa + b]
+    order = np.argsort(Pu[:, 0])  # the rows by first projection (any order of ties)
+    U = np.empty((m, p))
+    for x in range(m):
+        j = order[x]
+        for c in range(p):
+            U[x, c] = arena.values[where[c] + V[j, group_of[c]] * width[c]]
+    cbase = np.zeros(G + 1, np.int64)
+    r_ptr = np.zeros((G, n + 1), np.int64)
+    r_cl = np.empty(found, np.int64)
+    found = 0
+    for g in range(G):
+        at = slots[g]
+        scale += arena.reach[at]
+        cbase[g + 1] = cbase[g] + sizes[g]
+        r_ptr[g, 0] = found
+        ra = arena.rival_at[at]
+        for x in range(arena.n_rivals[at]):  # the pairs are by record: counts, then ends
+            r_ptr[g, arena.holders[ra + x] + 1] += 1
+            r_cl[found + x] = arena.rivals[ra + x] + cbase[g]
+        for i in range(n):
+            r_ptr[g, i + 1] += r_ptr[g, i]
+        found += arena.n_rivals[at]
+    rank = np.empty(m, np.int64)
+    rank[order] = np.arange(m)
+    rows = DistinctRows(U, mult[order], rank[own], first[order], Pu[order])
+    return _dld_grouped_kernel(Z, Pz, rows, Rivals(L, cbase, r_ptr, r_cl),
+                               1e-9 * scale * scale)
+
+
 def dld_grouped(Z: np.ndarray, groups: Sequence[Sequence[int]], labels: Sequence[np.ndarray],
-                centroids: Sequence[np.ndarray], rivals: Sequence[tuple[np.ndarray, np.ndarray]],
-                axes: np.ndarray, Pz: np.ndarray) -> float:
-    """DLD in % of the release made group by group, :func:`dld_standardized`'s value.
+                centroids: Sequence[np.ndarray]) -> float:
+    """DLD in % of the release made group by group, :func:`dld_standardized`'s value,
+    by the numpy search (GOMM's scorer without numba; with numba it calls
+    :func:`dld_assembled`, the same answer).
 
     Group ``g`` (columns ``groups[g]``) releases record ``i`` as
-    ``centroids[g][labels[g][i]]``; ``rivals[g]`` is :func:`rival_clusters` of the
-    group with :func:`rival_margin` of ``Z``; ``Pz = Z @ axes`` (orthonormal columns,
-    e.g. :func:`principal_axes`; they only filter). Needs numba to be fast (without
-    it, the numpy twin of the full search runs instead; same answer).
+    ``centroids[g][labels[g][i]]``.
     """
-    keys = np.vstack(labels)
-    sizes = np.array([c.shape[0] for c in centroids], dtype=np.int64)
-    if HAVE_NUMBA:
-        first, mult, own = release_rows(keys, sizes)
-    else:
-        first, mult, own = distinct_keys(keys)
+    first, mult, own = distinct_keys(np.vstack(labels))
     U = np.empty((first.size, Z.shape[1]))
     for cols, lab, cen in zip(groups, labels, centroids, strict=True):
         U[:, list(cols)] = cen[lab[first]]
-    if not HAVE_NUMBA:
-        return 100.0 * math.fsum(_dld_numpy(Z, U, mult, own)) / Z.shape[0]
-    cbase = np.zeros(len(groups) + 1, np.int64)
-    np.cumsum(sizes, out=cbase[1:])
-    r_ptr = np.empty((len(groups), Z.shape[0] + 1), np.int64)
-    base = 0
-    for g, (ptr, _) in enumerate(rivals):
-        r_ptr[g] = ptr + base
-        base += ptr[-1]
-    r_cl = np.concatenate([cl + cbase[g] for g, (_, cl) in enumerate(rivals)])
-    Pu = U @ axes
-    # the rounding error of a projection is far below 1e-9 * (1 + largest |coordinate| sum)
-    scale = 1.0 + float(np.abs(Z).sum(axis=1).max()) + float(np.abs(U).sum(axis=1).max())
-    linked = _dld_grouped_kernel(Z, Pz, DistinctRows(U, mult, own, first, Pu),
-                                 Rivals(keys, cbase, r_ptr, r_cl), 1e-9 * scale * scale)
-    return 100.0 * math.fsum(linked) / Z.shape[0]
+    return 100.0 * math.fsum(_dld_numpy(Z, U, mult, own)) / Z.shape[0]

@@ -13,11 +13,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import microagg
-from microagg import _gomm_eval, _risk_kernels
+from microagg import _gomm_eval, _gomm_kernels, _risk_kernels
 from microagg._gomm_ops import random_chromosome
 from microagg._risk_kernels import distinct_keys, distinct_rows, release_rows
 
@@ -109,3 +110,60 @@ def test_gomm_run_is_the_same_without_numba(monkeypatch):
     assert fast.groups == slow.groups
     assert (fast.il, fast.id, fast.dld, fast.score) == (slow.il, slow.id, slow.dld, slow.score)
     assert np.array_equal(fast.population_scores, slow.population_scores)
+
+
+def _compiled_and_plain(f):
+    """The kernel as numba compiles it, and as plain Python (what runs without numba)."""
+    return [f, getattr(f, "py_func", f)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(tie_heavy())
+def test_group_kernels_equal_the_readable_definitions(case):
+    """Centroids, interval count, value classes, rivals and projections of each attribute
+    group, compiled and plain, against numpy written from the definitions."""
+    X, k, grouping = case
+    Z = microagg.standardize(X)
+    margin = _risk_kernels.rival_margin(Z)
+    axes = _risk_kernels.principal_axes(Z)
+    for cols in _gomm_eval.canonical(grouping):
+        sub = np.ascontiguousarray(Z[:, list(cols)])
+        labels = microagg.mdav(sub, k)
+        s = int(labels.max()) + 1
+        for means in _compiled_and_plain(_gomm_kernels.cluster_means):
+            cen, diff = means(sub, labels, s)
+            assert np.array_equal(cen, _gomm_eval._group_means(sub, labels, s))
+            assert np.array_equal(diff, sub - cen[labels])
+        for parts in _compiled_and_plain(_gomm_kernels.group_parts):
+            got = _gomm_kernels.GroupParts(*parts(sub, labels, cen, margin, 0.1,
+                                                   np.ascontiguousarray(axes[list(cols)])))
+            assert got.id_count == _risk_kernels.id_counts(sub, cen[labels], 0.1).sum()
+            # each record's class holds its centroid bit for bit; the classes are distinct
+            assert got.values[got.classes].tobytes() == cen[labels].tobytes()
+            assert len({v.tobytes() for v in got.values}) == len(got.values)
+            D = np.zeros((len(sub), len(got.values)))
+            for c in range(sub.shape[1]):  # column order, as the kernels sum
+                D += (sub[:, c, None] - got.values[None, :, c]) ** 2
+            own = got.classes
+            want = [(i, q) for i in range(len(sub)) for q in range(len(got.values))
+                    if q != own[i] and D[i, q] <= D[i, own[i]] + margin[i]]
+            assert list(zip(got.holders.tolist(), got.rivals.tolist(), strict=True)) == want
+            assert np.allclose(got.projected, got.values @ axes[list(cols)])
+            assert got.reach == np.abs(got.values).sum(axis=1).max()
+
+
+@pytest.mark.skipif(not _gomm_eval.HAVE_NUMBA, reason="compares the compiled scorer with numpy")
+def test_scores_are_the_same_without_numba_over_many_groups(monkeypatch):
+    """Enough distinct attribute groups to grow the compiled scorer's arena several times:
+    every score equals the numpy path's."""
+    rng = np.random.default_rng(6)
+    X = rng.integers(0, 4, size=(90, 8)).astype(float)
+    X[:, 5] = X[:, 2]  # a duplicated attribute: ties between groups' releases
+    Z = microagg.standardize(X)
+    groupings = [_gomm_eval.canonical(random_chromosome(8, rng)) for _ in range(150)]
+    fast = _gomm_eval.Evaluator(Z, 4, shared_cache=False)
+    scores = [fast(g) for g in groupings]
+    assert fast.arena.used[0] > 64  # the arena grew
+    monkeypatch.setattr(_gomm_eval, "HAVE_NUMBA", False)
+    slow = _gomm_eval.Evaluator(Z, 4, shared_cache=False)
+    assert scores == [slow(g) for g in groupings]

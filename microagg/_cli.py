@@ -67,7 +67,7 @@ __all__ = ["main"]
 
 #: Columns ``microagg reproduce`` prints (the CSV has them all).
 REPRODUCE_COLUMNS = ["dataset", "method", "k", "parameters", "metric", "published", "ours",
-                     "rel_diff_pct", "status"]
+                     "rel_diff_pct", "runs", "status"]
 
 DESCRIPTION = """microagg: microaggregation for statistical disclosure control.
 Protect the numeric columns of a CSV or Parquet table (within strata, on local processes or
@@ -176,8 +176,9 @@ def _reproduce(args: argparse.Namespace) -> int:
     out = output_target(args.csv, None, args.force)
     quick = reproductions.quick_mode()
     if args.name == "all":
-        print("microagg: recomputing every table at the papers' settings (about ten minutes "
-              "with numba)" + (" -- MICROAGG_QUICK=1: reduced settings" if quick else ""),
+        print("microagg: recomputing every table at the papers' settings (the randomised ones "
+              "10 to 20 times each: about half an hour with numba)"
+              + (" -- MICROAGG_QUICK=1: reduced settings" if quick else ""),
               file=sys.stderr)
         table = reproductions.ledger()
     else:
@@ -189,18 +190,16 @@ def _reproduce(args: argparse.Namespace) -> int:
     else:
         shown = ["reproduction", *REPRODUCE_COLUMNS] if args.name == "all" else REPRODUCE_COLUMNS
         print(table[shown].round(4).to_string(index=False))
-        reasons = table.loc[table["status"] == "differs"].groupby("reason", sort=False).size()
+        reasons = table.loc[table["reason"].str.len() > 0].groupby("reason", sort=False).size()
         if len(reasons):
-            print("\nwhy cells differ (number of cells: reason):")
+            print("\nwhy cells differ or use re-created data (number of cells: reason):")
         for reason, count in reasons.items():
             print(f"  {count}: {reason}")
     if args.name != "all" and not ENTRIES[args.name].tables:
         print(f"microagg: {args.name} has no published numbers to compare with (the paper "
               "shows it as a figure or in words): these are ours only", file=sys.stderr)
         return 0
-    counts = reproductions.ledger_counts(table)
-    print(f"microagg: {counts['exact']} exact, {counts['close']} close, {counts['differs']} "
-          f"differ, {counts['input']} inputs ({counts['cells']} cells)"
+    print(f"microagg: {reproductions.ledger_summary(table)}"
           + (" [reduced settings: MICROAGG_QUICK=1]" if quick else ""), file=sys.stderr)
     return 0
 
@@ -273,7 +272,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="regenerate a paper's table beside the published one",
                        description="Regenerate a table of the papers at the papers' settings "
                        "and compare it, cell by cell, with the published values (status "
-                       "exact, close or differs, and a reason for each difference). 'all' "
+                       "exact, close, consistent, recreated data inside/outside, differs or "
+                       "input, and a reason for each difference). 'all' "
                        "gives the reproduction ledger: every published cell.")
     r.add_argument("name", choices=[*names, "all"], metavar="NAME|all",
                    help="a registry entry (" + ", ".join(names) + ") or all")

@@ -379,9 +379,30 @@ def test_split_close_pairs() -> None:
 def test_table2_cells_are_keyed_like_the_published_table() -> None:
     from microagg.reproductions._genetic import table2_cells
 
-    ours = table2_cells(iterations=5, seeds=(0,), progress=False, n_jobs=1)
+    ours = table2_cells(iterations=5, draws=(0, 1, 2), seeds=(0, 1), progress=False, n_jobs=1)
     cmp_ = reproductions.compare("genetic-table2", ours=ours)
     assert len(cmp_) == 84 and cmp_["ours"].notna().all()  # every published cell answered
     row = cmp_[(cmp_["dataset"] == "census") & (cmp_["method"] == "mdav")].iloc[0]
     assert row["difference"] == pytest.approx(row["ours"] - row["published"])
     assert row["status"] == "exact"  # 799, to the printed digit
+    # every run is kept: three re-draws of the synthetic sets, two GA seeds on the real ones
+    synthetic = cmp_["dataset"].isin(["scattered", "clustered"])
+    assert (cmp_.loc[synthetic, "runs"] == 3).all() and (cmp_.loc[~synthetic, "runs"] == 2).all()
+    for _, r in cmp_.iterrows():
+        values = reproductions.run_values(r["ours_runs"])
+        assert len(values) == r["runs"] and np.mean(values) == pytest.approx(r["ours"])
+    # the status vocabulary: three re-draws are too few for a recreated-data status, and the
+    # rows that differ say so; with MIN_DRAWS re-draws a re-created set never "differs"
+    assert not cmp_.loc[synthetic, "status"].isin(reproductions.RECREATED).any()
+    few = synthetic & cmp_["status"].eq("differs")
+    assert few.any() and cmp_.loc[few, "reason"].str.contains("only 3 re-draws").all()
+    enough = ours.assign(runs=np.where(ours["dataset"].isin(["scattered", "clustered"]),
+                                       reproductions.MIN_DRAWS, ours["runs"]))
+    cmp20 = reproductions.compare("genetic-table2", ours=enough)
+    assert not cmp20.loc[synthetic, "status"].eq("differs").any()
+    recreated = cmp20["status"].isin(reproductions.RECREATED)
+    assert recreated.any() and cmp20.loc[recreated, "reason"].str.contains(
+        f"{reproductions.MIN_DRAWS} re-draws").all()
+    # MDAV on the fixed real data does not depend on the seed: both runs equal
+    assert reproductions.run_values(row["ours_runs"])[0] == reproductions.run_values(
+        row["ours_runs"])[1]

@@ -4,7 +4,8 @@ One registry lists every results table of the five papers (and the data behind t
 figures): :func:`list_reproductions`. :func:`run` computes our numbers for an entry at the
 paper's settings, :func:`compare` puts them beside the published ones with a status per
 cell, :func:`paper_layout` lays a comparison out like the paper, and :func:`ledger` does
-it for every published cell (the book's ledger page, and ``microagg reproduce all --csv``).
+it for every published cell (the book's ledger page, and ``microagg reproduce all --csv``),
+each with a status from one vocabulary (``STATUSES``).
 The only way to run reduced settings is ``MICROAGG_QUICK=1``, which the chapters' quick
 check under nbval sets.
 
@@ -13,13 +14,22 @@ Book: :ref:`page-ledger`.
 
 import pandas as pd
 
-from ._compare import EXACT, compare, ivmdav_table1, ledger, ledger_counts, paper_layout
+from ._compare import (
+    EXACT,
+    compare,
+    ivmdav_table1,
+    ledger,
+    ledger_counts,
+    ledger_summary,
+    paper_layout,
+)
 from ._entries import ENTRIES, gomm_reproduction, run
 from ._genetic import reproduce_table2, table2_data
 from ._gomm import GommReproduction, gomm_data, reproduce_gomm
 from ._gomm_readings import ADOPTED_READING, gomm_readings, reading_cells
 from ._mdav_family import mdav_readings, paper_params
 from ._registry import quick_mode
+from ._status import MIN_DRAWS, MIN_RUNS, RECREATED, STATUSES, Status, cell_status, run_values
 
 __all__ = [
     "EXACT",
@@ -29,6 +39,14 @@ __all__ = [
     "paper_layout",
     "ledger",
     "ledger_counts",
+    "ledger_summary",
+    "STATUSES",
+    "Status",
+    "RECREATED",
+    "MIN_RUNS",
+    "MIN_DRAWS",
+    "cell_status",
+    "run_values",
     "quick_mode",
     "ivmdav_table1",
     "paper_params",

@@ -1,16 +1,8 @@
 r"""Ours beside published: one comparison, one paper-like layout, and the ledger of all cells.
 
-Every published cell gets a status:
-
-* **exact**: within 0.01 % of the printed value, or equal to it at the precision the paper
-  printed (a number printed with two decimals cannot be matched more closely than its last
-  digit; the precision is read off the transcribed number, so ``768`` means 0 decimals);
-* **close**: within 2 %;
-* **differs**: further away; the cell carries a one-line reason and the book section that
-  discusses it;
-* **input**: a setting the paper states and the book runs with (GA parameters, score
-  weights, the V-MDAV paper's scattered/clustered labels): reported back as used, not a
-  result.
+Every published cell gets one status from one vocabulary (``STATUSES``, decided by
+:func:`~microagg.reproductions.cell_status`): exact, close, consistent, recreated data
+(inside or outside our spread), differs (with a reason), input.
 
 Book: :ref:`page-ledger`.
 """
@@ -26,14 +18,10 @@ from .. import published
 from .._methods import list_methods
 from ._entries import ENTRIES, get_entry, run
 from ._registry import KEYS
+from ._status import CLOSE, EXACT, MIN_DRAWS, RECREATED, STATUSES, cell_status, status_summary
 
 __all__ = ["EXACT", "CLOSE", "STATUSES", "compare", "ivmdav_table1", "paper_layout", "ledger",
-           "ledger_counts"]
-
-#: Relative differences (in percent) under which a cell is exact, or close.
-EXACT, CLOSE = 0.01, 2.0
-#: The statuses, best first.
-STATUSES = ("exact", "close", "differs", "input")
+           "ledger_counts", "ledger_summary"]
 
 
 def _published_cells(name: str) -> pd.DataFrame:
@@ -45,27 +33,14 @@ def _published_cells(name: str) -> pd.DataFrame:
     return pub[[*KEYS, "published", "note", "table"]]
 
 
-def _printed_decimals(value: float) -> int:
-    """Decimals of a published number as transcribed (``768`` -> 0, ``4.71`` -> 2)."""
-    if float(value).is_integer():
-        return 0
-    text = repr(float(value))
-    return len(text.split(".")[1]) if "e" not in text else 12
-
-
-def _status(row: pd.Series, inputs: tuple[str, ...]) -> str:
-    if row["metric"] in inputs:
-        return "input"
-    ours, pub = row["ours"], row["published"]
-    if pd.isna(ours):
-        return "differs"
-    rel = abs(ours - pub) / abs(pub) * 100.0 if pub != 0 else (0.0 if ours == 0 else np.inf)
-    decimals = _printed_decimals(pub)
-    printed = np.isclose(round(float(ours), decimals), pub, rtol=0,
-                         atol=10.0 ** -(decimals + 6))
-    if rel <= EXACT or printed:
-        return "exact"
-    return "close" if rel <= CLOSE else "differs"
+def _recreated_reason(row: pd.Series) -> str:
+    if row["status"] == "differs":
+        return (f"the paper's data were never published: ours come from only {int(row['runs'])} "
+                f"re-draws of our re-creation, fewer than the {MIN_DRAWS} whose spread the "
+                f"recreated-data status needs")
+    where = "inside" if row["status"] == RECREATED[0] else "outside"
+    return (f"the paper's data were never published: ours over {int(row['runs'])} re-draws "
+            f"of our re-creation; the published value lies {where} their spread")
 
 
 def compare(name: str, *, ours: pd.DataFrame | None = None, quick: bool | None = None,
@@ -74,9 +49,11 @@ def compare(name: str, *, ours: pd.DataFrame | None = None, quick: bool | None =
 
     ``ours`` defaults to :func:`run` at the paper's settings. Columns: the key columns of
     ``data/published``, ``published``, ``ours``, ``difference`` (ours - published),
-    ``rel_diff_pct``, ``status`` (``exact``/``close``/``differs``/``input``), ``match``
-    (status is exact), ``ours_sd`` and ``runs`` (spread over seeded runs), ``reason`` (for
-    cells that differ) and ``section`` (the book section that discusses the table).
+    ``rel_diff_pct``, ``status`` (a key of ``STATUSES``), ``match`` (status is exact),
+    ``ours_sd``, ``runs`` and ``ours_runs`` (spread, number and values of the seeded runs or
+    re-draws), ``reason`` (for cells that differ or use re-created data), ``section`` (the
+    book section that discusses the table) and ``evidence`` (the label of the figure of our
+    runs against the published value where there are several runs, else the section).
     ``.attrs["settings"]`` says which settings ran. Entries with no published numbers
     (figure data) return our cells with empty published columns.
 
@@ -96,18 +73,27 @@ def compare(name: str, *, ours: pd.DataFrame | None = None, quick: bool | None =
               if len(pub) else ours.assign(published=np.nan, note="", table=""))
     merged["difference"] = merged["ours"] - merged["published"]
     merged["rel_diff_pct"] = 100.0 * merged["difference"] / merged["published"]
+    for column, fill in (("ours_sd", 0.0), ("runs", 1), ("ours_runs", "")):
+        merged[column] = merged[column].fillna(fill) if column in merged else fill
+    merged["runs"] = merged["runs"].astype(int)
     if len(pub):
-        merged["status"] = [_status(r, entry.inputs) for _, r in merged.iterrows()]
+        merged["status"] = [cell_status(r, inputs=entry.inputs, recreated=entry.recreated)
+                            for _, r in merged.iterrows()]
     else:
         merged["status"] = ""
     merged["match"] = merged["status"].eq("exact")
-    for column, fill in (("ours_sd", 0.0), ("runs", 1)):
-        merged[column] = merged[column].fillna(fill) if column in merged else fill
     differs = merged["status"].eq("differs")
     merged["reason"] = ""
     if entry.reasons is not None and differs.any():
         merged.loc[differs, "reason"] = [entry.reasons(r) for _, r in merged[differs].iterrows()]
+    recreated = merged["status"].isin(RECREATED) | (differs & merged["dataset"].isin(
+        entry.recreated))
+    if recreated.any():
+        merged.loc[recreated, "reason"] = [_recreated_reason(r)
+                                           for _, r in merged[recreated].iterrows()]
     merged["section"] = entry.section
+    merged["evidence"] = np.where(merged["runs"].gt(1) & bool(entry.evidence), entry.evidence,
+                                  entry.section)
     merged.insert(0, "reproduction", entry.name)
     merged.attrs["settings"] = ours.attrs.get("settings", {})
     return merged.drop(columns=[c for c in merged.columns if c.endswith("_ours")])
@@ -183,7 +169,8 @@ def ledger(*, quick: bool | None = None, progress: bool = True) -> pd.DataFrame:
               if e.tables]
     out = pd.concat(frames, ignore_index=True)
     columns = ["reproduction", "table", *KEYS, "published", "ours", "difference",
-               "rel_diff_pct", "status", "ours_sd", "runs", "reason", "section", "note"]
+               "rel_diff_pct", "status", "ours_sd", "runs", "ours_runs", "reason", "section",
+               "evidence", "note"]
     out = out[columns]
     out.attrs["settings"] = {f.iloc[0]["reproduction"]: f.attrs.get("settings", {})
                              for f in frames}
@@ -191,7 +178,8 @@ def ledger(*, quick: bool | None = None, progress: bool = True) -> pd.DataFrame:
 
 
 def ledger_counts(ledger_frame: pd.DataFrame) -> dict[str, int]:
-    """Number of cells per status (``exact``, ``close``, ``differs``, ``input``) and in all.
+    """Number of cells per status (every key of ``STATUSES``, in its order) and in all
+    (``cells``).
 
     Book: :ref:`page-ledger`.
 
@@ -199,9 +187,27 @@ def ledger_counts(ledger_frame: pd.DataFrame) -> dict[str, int]:
     --------
     The counts of one comparison (:func:`ledger` gives every cell):
 
-    >>> ledger_counts(compare("genetic-table1", progress=False))
-    {'exact': 0, 'close': 0, 'differs': 0, 'input': 4, 'cells': 4}
+    >>> counts = ledger_counts(compare("genetic-table1", progress=False))
+    >>> counts["input"], counts["cells"], list(counts)[:3]
+    (4, 4, ['exact', 'close', 'consistent'])
     """
+    unknown = set(ledger_frame["status"]) - set(STATUSES)
+    if unknown:
+        raise ValueError(f"statuses outside the vocabulary: {sorted(unknown)}")
     counts = {s: int((ledger_frame["status"] == s).sum()) for s in STATUSES}
     counts["cells"] = int(len(ledger_frame))
     return counts
+
+
+def ledger_summary(ledger_frame: pd.DataFrame) -> str:
+    """One sentence counting the statuses of a :func:`ledger`: the ledger page and the
+    command line print it.
+
+    Book: :ref:`page-ledger`.
+
+    Examples
+    --------
+    >>> ledger_summary(compare("genetic-table1", progress=False)).split("; ")[1]
+    '4 further cells are settings used as given (4 cells in all)'
+    """
+    return status_summary(ledger_counts(ledger_frame))

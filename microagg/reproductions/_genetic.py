@@ -15,6 +15,7 @@ from .._genetic import ga_settings
 from .._hybrid import hybrid
 from .._mdav import mdav
 from .._progress import progress as _progress_bar
+from ._status import join_runs
 
 __all__ = ["table2_data", "reproduce_table2", "table2_cells", "table1_cells"]
 
@@ -57,7 +58,8 @@ def table2_data(name: str, *, seed: int = 0) -> np.ndarray:
 def reproduce_table2(*, datasets: Sequence[str] = ("scattered", "clustered", "census", "eia"),
                      Ks: Sequence[int] = (12, 18, 27), k: int = 3, iterations: int = GA.iterations,
                      seeds: Sequence[int] = (0, 1, 2), progress: bool = True,
-                     n_jobs: int = -1, per_run: bool = False) -> pd.DataFrame:
+                     n_jobs: int = -1, per_run: bool = False,
+                     real_seeds: Sequence[int] | None = None) -> pd.DataFrame:
     r"""Regenerate Table 2 of the genetic-hybrid paper (MDAV vs one-step vs two-step).
 
     For every data set and every ``K``: the SSE of MDAV's k-partition, and for
@@ -69,8 +71,9 @@ def reproduce_table2(*, datasets: Sequence[str] = ("scattered", "clustered", "ce
 
     Each synthetic data set is generated once per seed (the GA is seeded with
     the same value) and its rows are averaged over ``seeds``, with the standard
-    deviation over seeds in the ``*_sd`` columns. The real data sets are fixed,
-    so they are run once, with the GA seeded by ``seeds[0]``.
+    deviation over seeds in the ``*_sd`` columns. The real data sets are fixed:
+    they are run once per seed of ``real_seeds`` (default: once, with ``seeds[0]``),
+    the seed only seeding the GA (their MDAV partition is computed once).
 
     Book: :ref:`chap-genetic`.
 
@@ -84,12 +87,15 @@ def reproduce_table2(*, datasets: Sequence[str] = ("scattered", "clustered", "ce
         GA generations per macrogroup (the paper's Table 1 value; smaller values
         give a quicker, slightly weaker table).
     seeds : sequence of int
+        Seeds of the synthetic data sets (one re-draw each) and of their GA runs.
     progress : bool, default True
         Show a progress bar over the hybrid runs.
     n_jobs : int, default -1
         Threads for the macrogroups of each run (-1: one per CPU).
     per_run : bool, default False
         Return one row per (data set, seed, K) instead of the averaged table.
+    real_seeds : sequence of int, optional
+        Seeds of the GA runs on the real data sets (default ``seeds[:1]``).
 
     Returns
     -------
@@ -113,16 +119,21 @@ def reproduce_table2(*, datasets: Sequence[str] = ("scattered", "clustered", "ce
     [['scattered', 12, 1, 83.0]]
     """
     names, Ks = _check_table2(datasets, Ks, k, seeds)
-    jobs = [(d, s) for d in names for s in (seeds if d in _SYNTHETIC else seeds[:1])]
+    real = list(seeds[:1] if real_seeds is None else real_seeds)
+    if not real:
+        raise ValueError("real_seeds must hold at least one seed")
+    jobs = [(d, s) for d in names for s in (seeds if d in _SYNTHETIC else real)]
     runs = [(d, s, K, part) for d, s in jobs for K in Ks for part in ("one-step", "two-step")]
     rows: dict[tuple[str, int, int], dict[str, Any]] = {}
+    # the data and MDAV's SSE: once per re-draw of a synthetic set, once per real set
     cache: dict[tuple[str, int], tuple[np.ndarray, float]] = {}
     for d, s, K, part in _progress_bar(runs, total=len(runs), desc="Table 2", enabled=progress):
-        if (d, s) not in cache:
+        key = (d, s if d in _SYNTHETIC else 0)
+        if key not in cache:
             X = table2_data(d, seed=s)
             cache.clear()
-            cache[(d, s)] = (X, sse(X, mdav(X, k)))
-        X, base = cache[(d, s)]
+            cache[key] = (X, sse(X, mdav(X, k)))
+        X, base = cache[key]
         res = hybrid(X, k=k, K=K, partitioning=part, seed=s, n_jobs=n_jobs,
                      return_details=True, iterations=iterations)
         row = rows.setdefault((d, s, K), {"dataset": d, "seed": s, "K": K, "SSE_MDAV": base})
@@ -174,25 +185,31 @@ _TABLE2_CELLS = {
 }
 
 
-def table2_cells(*, iterations: int = GA.iterations, seeds: Sequence[int] = (0, 1, 2),
-                 progress: bool = True, n_jobs: int = -1) -> pd.DataFrame:
-    """Our cells of Table 2 of the genetic-hybrid paper, tidy, with the spread over seeds.
+def table2_cells(*, iterations: int = GA.iterations, draws: Sequence[int] = (0, 1, 2),
+                 seeds: Sequence[int] = (0,), progress: bool = True, n_jobs: int = -1
+                 ) -> pd.DataFrame:
+    """Our cells of Table 2 of the genetic-hybrid paper, tidy, with every run.
 
-    :func:`reproduce_table2` at the given settings (the paper's: 10^4 generations),
-    reshaped to ``dataset, method, k, parameters, metric, ours, ours_sd, runs``.
+    :func:`reproduce_table2` at the given settings (the paper's: 10^4 generations): the
+    synthetic sets once per seed of ``draws`` (each a re-draw of the data and a GA run), the
+    real sets once per seed of ``seeds`` (the GA's seed). Reshaped to ``dataset, method, k,
+    parameters, metric, ours, ours_sd, runs, ours_runs``: the mean over the runs, their
+    spread (population sd), their number and every run's value (a cell that does not depend
+    on the seed, such as MDAV's SSE on real data, repeats one value).
 
     Book: :ref:`chap-genetic`.
     """
-    wide = reproduce_table2(iterations=iterations, seeds=seeds, progress=progress,
-                            n_jobs=n_jobs)
+    per = reproduce_table2(iterations=iterations, seeds=draws, real_seeds=seeds,
+                           progress=progress, n_jobs=n_jobs, per_run=True)
     rows = []
-    for _, r in wide.iterrows():
+    for (dataset, K), runs in per.groupby(["dataset", "K"], sort=False):
         for column, (method, metric) in _TABLE2_CELLS.items():
-            sd = r.get(f"{column}_sd", 0.0)
-            rows.append((r["dataset"], method, 3, f"K={int(r['K'])}", metric, float(r[column]),
-                         0.0 if pd.isna(sd) else float(sd), int(r["runs"])))
+            values = runs[column].to_numpy(dtype=float)
+            rows.append((dataset, method, 3, f"K={int(K)}", metric, float(values.mean()),
+                         float(values.std()), len(values),
+                         join_runs(values) if len(values) > 1 else ""))
     return pd.DataFrame(rows, columns=["dataset", "method", "k", "parameters", "metric", "ours",
-                                       "ours_sd", "runs"])
+                                       "ours_sd", "runs", "ours_runs"])
 
 
 def table1_cells(*, progress: bool = False) -> pd.DataFrame:

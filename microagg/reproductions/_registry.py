@@ -64,7 +64,13 @@ class Entry:
     are the table keys of ``data/published`` it answers (empty for figure data),
     ``section`` the label of the book section that discusses it, ``inputs`` the metrics
     that are settings rather than results, and ``reasons(row)`` a one-line reason for a
-    cell that differs.
+    cell that differs. ``recreated`` names the data sets the paper never published (our
+    numbers come from re-draws), and ``evidence`` the label of the chapter's figure of our
+    runs against the published values (for entries with repeated runs).
+
+    The number of seeds and re-draws is a setting like any other (``seeds``, ``draws``):
+    it lives in ``paper_settings`` here, in one place per entry, and every table, figure,
+    status and test reads it from there.
 
     Book: :ref:`page-ledger`.
     """
@@ -79,6 +85,8 @@ class Entry:
     quick_settings: dict[str, Any] = field(default_factory=dict)
     inputs: tuple[str, ...] = ()
     reasons: Callable[[pd.Series], str] | None = None
+    recreated: tuple[str, ...] = ()
+    evidence: str = ""
 
     def settings(self, quick: bool | None = None) -> dict[str, Any]:
         """The settings a run uses: the paper's, or (quick mode) the reduced ones."""

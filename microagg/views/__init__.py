@@ -39,6 +39,7 @@ from ._plotting import (
     plot_partition,
     plot_univariate,
 )
+from ._runs import runs_alt_text, runs_view
 from ._scale import blocks_view, explore_blocks, scaling_view
 from ._vmdav import explore_vmdav, gamma_sweep_view, vmdav_extension_view, vmdav_view
 
@@ -73,6 +74,8 @@ __all__ = [
     "gomm_population_view",
     "explore_gomm_population",
     "operator_analysis_view",
+    "runs_view",
+    "runs_alt_text",
     "blocks_view",
     "explore_blocks",
     "scaling_view",

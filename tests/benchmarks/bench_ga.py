@@ -47,14 +47,12 @@ unchanged code.
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from _against import HERE, old_checkout, run_with  # this folder (run as a script)
 
 #: The commit the GA kernels are compared against by default (main when issue 25's
 #: GA work started).
@@ -92,44 +90,33 @@ def _data(name: str) -> np.ndarray:
 
 def _run_in(root: Path, data: Path, iterations: int) -> list[dict]:
     """The six hybrid runs on ``data`` with the ``microagg`` found under ``root``."""
-    env = {"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}
-    out = subprocess.run([sys.executable, "-c", _RUN_ONE, str(data), str(iterations)],
-                         env=env, cwd=root, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_with(root, _RUN_ONE, data, iterations)
 
 
 def bench_against(rev: str, iterations: int) -> None:
     """Old (``rev``) against this checkout, in turn, on every data set of :data:`DATASETS`."""
-    here = Path(__file__).resolve().parents[2]
     print(f"MDAV+GA hybrid, k=3, K={'/'.join(map(str, KS))}, one-step and two-step, "
           f"{iterations} generations, seed 0, one thread: {rev} against this checkout "
           "(CPU seconds)")
     print(f"{'data':10s} {'old s':>8s} {'new s':>8s} {'ratio':>6s}  identical labels")
-    with tempfile.TemporaryDirectory() as tmp:
-        base = Path(tmp) / "base"
-        subprocess.run(["git", "-C", str(here), "worktree", "add", "--detach", str(base), rev],
-                       check=True, capture_output=True)
-        try:
-            total_old = total_new = 0.0
-            differ = []
-            for name in DATASETS:
-                data = Path(tmp) / f"{name}.npy"
-                np.save(data, _data(name))
-                old = _run_in(base, data, iterations)
-                new = _run_in(here, data, iterations)
-                t_old = sum(r["cpu"] for r in old)
-                t_new = sum(r["cpu"] for r in new)
-                total_old += t_old
-                total_new += t_new
-                same = [a["labels"] == b["labels"] for a, b in zip(old, new, strict=True)]
-                differ += [f"{name} K={a['K']} {a['partitioning']}"
-                           for a, ok in zip(old, same, strict=True) if not ok]
-                print(f"{name:10s} {t_old:8.2f} {t_new:8.2f} {t_old / t_new:5.2f}x  {all(same)}")
-            print(f"{'all':10s} {total_old:8.2f} {total_new:8.2f} {total_old / total_new:5.2f}x  "
-                  f"{not differ}")
-        finally:
-            subprocess.run(["git", "-C", str(here), "worktree", "remove", "--force", str(base)],
-                           check=True, capture_output=True)
+    with old_checkout(rev) as base:
+        total_old = total_new = 0.0
+        differ = []
+        for name in DATASETS:
+            data = base.parent / f"{name}.npy"
+            np.save(data, _data(name))
+            old = _run_in(base, data, iterations)
+            new = _run_in(HERE, data, iterations)
+            t_old = sum(r["cpu"] for r in old)
+            t_new = sum(r["cpu"] for r in new)
+            total_old += t_old
+            total_new += t_new
+            same = [a["labels"] == b["labels"] for a, b in zip(old, new, strict=True)]
+            differ += [f"{name} K={a['K']} {a['partitioning']}"
+                       for a, ok in zip(old, same, strict=True) if not ok]
+            print(f"{name:10s} {t_old:8.2f} {t_new:8.2f} {t_old / t_new:5.2f}x  {all(same)}")
+        print(f"{'all':10s} {total_old:8.2f} {total_new:8.2f} {total_old / total_new:5.2f}x  "
+              f"{not differ}")
     if differ:
         raise SystemExit(f"labels differ from {rev}'s: {', '.join(differ)}")
 

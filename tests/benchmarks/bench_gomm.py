@@ -21,14 +21,12 @@ seconds (CPU time is what to compare when other jobs share the machine).
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+from _against import HERE, old_checkout, run_with  # this folder (run as a script)
 
 import microagg
 from microagg._risk_kernels import _dld_numpy, distinct_rows, dld_standardized, principal_axes
@@ -136,40 +134,29 @@ print(json.dumps({"cpu": cpu, "groups": r.groups, "il": r.il, "id": r.id, "dld":
 
 def _run_in(root: Path, data: Path, k: int) -> dict:
     """One paper-setting GOMM run (seed 0) with the ``microagg`` found under ``root``."""
-    env = {"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"}
-    out = subprocess.run([sys.executable, "-c", _RUN_ONE, str(data), str(k)], env=env,
-                         cwd=root, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_with(root, _RUN_ONE, data, k)
 
 
 def bench_against(rev: str, rounds: int = 1) -> None:
     """Old (``rev``) against this checkout, in turn, on the runs of :data:`AGAINST_RUNS`."""
-    here = Path(__file__).resolve().parents[2]
     print(f"One GOMM run at the paper's settings (seed 0, empty cache): {rev} against this "
           "checkout, CPU seconds (best of the rounds)")
     print(f"{'data':16s} {'k':>4s} {'old s':>8s} {'new s':>8s} {'ratio':>6s}  identical")
-    with tempfile.TemporaryDirectory() as tmp:
-        base = Path(tmp) / "base"
-        subprocess.run(["git", "-C", str(here), "worktree", "add", "--detach", str(base), rev],
-                       check=True, capture_output=True)
-        try:
-            total_old = total_new = 0.0
-            for name, k in AGAINST_RUNS:
-                data = Path(tmp) / f"{name}.npy"
-                np.save(data, gomm_data(name).to_numpy())
-                old = [_run_in(base, data, k) for _ in range(rounds)]
-                new = [_run_in(here, data, k) for _ in range(rounds)]
-                t_old = min(r["cpu"] for r in old)
-                t_new = min(r["cpu"] for r in new)
-                total_old += t_old
-                total_new += t_new
-                same = all({**a, "cpu": 0} == {**new[0], "cpu": 0} for a in old + new)
-                print(f"{name:16s} {k:4d} {t_old:8.2f} {t_new:8.2f} {t_old / t_new:5.2f}x  {same}")
-                assert same, f"{name} k={k}: the runs differ"
-            print(f"{'all':21s} {total_old:8.2f} {total_new:8.2f} {total_old / total_new:5.2f}x")
-        finally:
-            subprocess.run(["git", "-C", str(here), "worktree", "remove", "--force", str(base)],
-                           check=True, capture_output=True)
+    with old_checkout(rev) as base:
+        total_old = total_new = 0.0
+        for name, k in AGAINST_RUNS:
+            data = base.parent / f"{name}.npy"
+            np.save(data, gomm_data(name).to_numpy())
+            old = [_run_in(base, data, k) for _ in range(rounds)]
+            new = [_run_in(HERE, data, k) for _ in range(rounds)]
+            t_old = min(r["cpu"] for r in old)
+            t_new = min(r["cpu"] for r in new)
+            total_old += t_old
+            total_new += t_new
+            same = all({**a, "cpu": 0} == {**new[0], "cpu": 0} for a in old + new)
+            print(f"{name:16s} {k:4d} {t_old:8.2f} {t_new:8.2f} {t_old / t_new:5.2f}x  {same}")
+            assert same, f"{name} k={k}: the runs differ"
+        print(f"{'all':21s} {total_old:8.2f} {total_new:8.2f} {total_old / total_new:5.2f}x")
 
 
 if __name__ == "__main__":

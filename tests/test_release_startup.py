@@ -162,7 +162,9 @@ def test_the_handlers_come_before_the_heavy_imports():
         assert microagg.datasets.__name__ == "microagg.datasets"
         assert set(microagg.__all__) <= set(dir(microagg))
     """
-    subprocess.run([sys.executable, "-c", code], check=True, stdout=subprocess.DEVNULL)
+    # as from a terminal: a signal ignored at start (nohup's SIGHUP) would stay ignored
+    subprocess.run([sys.executable, "-c", code], check=True, stdout=subprocess.DEVNULL,
+                   preexec_fn=as_from_a_terminal)
 
 
 def test_every_public_name_loads():

@@ -11,12 +11,31 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
+from pathlib import Path
 
 import pytest
 
 os.environ["MICROAGG_OFFLINE"] = "1"
 os.environ["MICROAGG_CACHE"] = tempfile.mkdtemp(prefix="microagg-test-cache-")
 os.environ.pop("MICROAGG_DATA_URL", None)
+
+
+#: The ledger the strict book build writes at the papers' settings (the ledger page's CSV).
+BUILD_LEDGER = Path(__file__).resolve().parents[1] / "chapters" / "_generated" / \
+    "reproduction-ledger.csv"
+
+
+@pytest.fixture(scope="session")
+def built_ledger():
+    """The papers'-settings ledger of this run's strict book build, as written (tests
+    marked ``after_build``: skipped outside ``make test``, failed if the build wrote none)."""
+    import pandas as pd
+
+    if not os.environ.get("MICROAGG_PHASE1_LOGS"):
+        pytest.skip("the papers'-settings ledger is computed by make test's strict book build")
+    if not BUILD_LEDGER.exists():
+        pytest.fail(f"the book build wrote no {BUILD_LEDGER} (ledger page)")
+    return pd.read_csv(BUILD_LEDGER, keep_default_na=False, na_values=[""])
 
 
 @pytest.fixture(scope="module")

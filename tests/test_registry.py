@@ -15,7 +15,6 @@ papers' settings (``tools/reproduction_status.py write`` makes it from a ledger)
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -31,7 +30,6 @@ pytestmark = pytest.mark.data
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPECTED = ROOT / "tests" / "snapshots" / "reproduction_status.csv"
-BUILD_LEDGER = ROOT / "chapters" / "_generated" / "reproduction-ledger.csv"
 KEYS = ["reproduction", "dataset", "method", "k", "parameters", "metric"]
 #: How good a status is, for the record check (lower is better): a cell on re-created data
 #: inside our spread, or consistent with our runs, ranks with close.
@@ -97,12 +95,8 @@ def test_quick_tables_reproduce_their_recorded_statuses(name, expected, monkeypa
 
 
 @pytest.fixture(scope="module")
-def build_ledger() -> pd.DataFrame:
-    if not os.environ.get("MICROAGG_PHASE1_LOGS"):
-        pytest.skip("the papers'-settings ledger is computed by make test's strict book build")
-    if not BUILD_LEDGER.exists():
-        pytest.fail(f"the book build wrote no {BUILD_LEDGER.relative_to(ROOT)} (ledger page)")
-    return _keyed(pd.read_csv(BUILD_LEDGER, keep_default_na=False, na_values=[""]))
+def build_ledger(built_ledger) -> pd.DataFrame:
+    return _keyed(built_ledger)
 
 
 @pytest.mark.after_build

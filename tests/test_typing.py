@@ -131,3 +131,11 @@ def test_the_wheel_ships_the_stub(tmp_path):
     (wheel,) = (tmp_path / "wheel").glob("*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"microagg/__init__.pyi", "microagg/py.typed"} <= names
+    # as installed from the wheel, the package reads its names from the stub beside it
+    zipfile.ZipFile(wheel).extractall(tmp_path / "site")
+    site = str(tmp_path / "site")
+    code = (f"import microagg; assert microagg.__file__.startswith({site!r}), microagg.__file__; "
+            f"print(microagg.__all__ == {microagg.__all__!r}, microagg.mdav.__name__)")
+    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": site})
+    assert run.stdout.split() == ["True", "mdav"], run.stdout + run.stderr

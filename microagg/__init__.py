@@ -16,7 +16,10 @@ explorers), :mod:`microagg.teaching` (step-by-step re-runs and small experiments
 
 The package is imported lazily (PEP 562): ``import microagg`` reads only this file;
 each public name imports its module (and numpy, pandas, ...) when it is first used, so
-the ``microagg`` command handles Ctrl-C before those imports (``microagg._entry``).
+the ``microagg`` command handles Ctrl-C before those imports (``microagg._entry``). The
+public names are listed once, in the stub ``microagg/__init__.pyi``: this file reads it
+(on first use of a name) and type checkers and IDEs read it instead of this file, so they
+see each name's real signature.
 
 Book: :ref:`chap-foundations`.
 """
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # not imported at run time: the command's first moments stay short
@@ -32,67 +36,44 @@ if TYPE_CHECKING:  # not imported at run time: the command's first moments stay 
 
 __version__ = "0.1.0"
 
-#: Each public name and the private module that defines it, in the order of the API page.
-_PUBLIC = {
-    # partitions and information loss
-    "standardize": "_core",
-    "sse": "_core",
-    "sst": "_core",
-    "information_loss": "_core",
-    "aggregate": "_core",
-    "group_sizes": "_core",
-    "is_k_partition": "_core",
-    "relabel": "_core",
-    # exact solutions
-    "optimal_univariate": "_optimal",
-    "optimal_partition": "_optimal",
-    "univariate_graph": "_optimal",
-    "UnivariateGraph": "_optimal",
-    # the MDAV family
-    "mdav": "_mdav",
-    "mdav_single": "_mdav",
-    "vmdav": "_mdav",
-    "ivmdav": "_mdav",
-    "blocked": "_blocked",
-    "list_methods": "_methods",
-    # genetic
-    "ga_partition": "_genetic",
-    "GAResult": "_genetic",
-    "hybrid": "_hybrid",
-    "HybridResult": "_hybrid",
-    "macrogroups": "_hybrid",
-    # disclosure risk and GOMM
-    "distance_linkage_disclosure": "_risk",
-    "interval_disclosure": "_risk",
-    "disclosure_risk": "_risk",
-    "score": "_risk",
-    "score_breakdown": "_risk",
-    "ScoreBreakdown": "_risk",
-    "multivariate": "_gomm_eval",
-    "score_grouping": "_gomm_eval",
-    "k_anonymity_level": "_gomm_eval",
-    "gomm": "_gomm",
-    "GommResult": "_gomm",
-    "gomm_crossover": "_gomm_ops",
-    "gomm_mutate": "_gomm_ops",
-    "gomm_cache_info": "_gomm_eval",
-    "gomm_cache_clear": "_gomm_eval",
-    # tables
-    "microaggregate": "_protect",
-    "MicroaggregationInfo": "_protect",
-    "audit": "_audit",
-    "ReleaseAudit": "_audit",
-    "numba_enabled": "_jit",
-}
+#: The public names and their modules, and the public subpackages, read from the stub
+#: ``__init__.pyi`` on first need (:func:`_listed`).
+_LISTED: tuple[dict[str, str], list[str]] | None = None
 
-__all__ = list(_PUBLIC)
+
+def _listed() -> tuple[dict[str, str], list[str]]:
+    """Each public name and the private module that defines it, in the order of the API page,
+    and the public subpackages: the relative imports of ``__init__.pyi``, the one list of the
+    public API (type checkers read the same file). Read once, on first need, so that ``import
+    microagg`` stays as short as it was."""
+    global _LISTED
+    if _LISTED is None:
+        import ast
+
+        stub = os.path.join(os.path.dirname(__file__), "__init__.pyi")
+        with open(stub, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), stub)
+        names: dict[str, str] = {}
+        subpackages: list[str] = []
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                for alias in node.names:
+                    if node.module:
+                        names[alias.name] = node.module
+                    else:
+                        subpackages.append(alias.name)
+        _LISTED = names, subpackages
+    return _LISTED
 
 
 def __getattr__(name: str) -> Any:
-    """A public name (loaded from its module on first use, then kept here), or a
+    """A public name (loaded from its module on first use, then kept here), ``__all__``, or a
     submodule (``microagg.datasets``, ``microagg.published``, ...), imported on first use."""
-    if name in _PUBLIC:
-        value = getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
+    names = _listed()[0]
+    if name in names:
+        value = getattr(importlib.import_module(f".{names[name]}", __name__), name)
+    elif name == "__all__":
+        value = list(names)
     elif (name.isidentifier() and not name.startswith("__")
           and importlib.util.find_spec(f"{__name__}.{name}") is not None):
         value = importlib.import_module(f".{name}", __name__)
@@ -103,4 +84,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__, "datasets", "published"})
+    names, subpackages = _listed()
+    return sorted({*globals(), "__all__", *names, *subpackages})

@@ -69,11 +69,9 @@ def test_no_importlib_detours():
 def _string_sets(text: str):
     tree = ast.parse(text)
     exports = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Assign)
-               and any(isinstance(t, ast.Name) and t.id in ("__all__", "_PUBLIC")
-                       for t in n.targets)}
+               and any(isinstance(t, ast.Name) and t.id == "__all__" for t in n.targets)}
     for node in ast.walk(tree):
-        # ``__all__`` (and ``microagg._PUBLIC``, each public name's module) names
-        # functions: it is not a method list
+        # ``__all__`` names functions: it is not a method list
         if id(node) in exports:
             continue
         if isinstance(node, ast.List | ast.Tuple | ast.Set):

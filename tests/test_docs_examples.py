@@ -1,9 +1,9 @@
 """Runnable examples: at least 95 % of the public callables show one in their docstring.
 
 The public callables are read from where the package lists them: the top level's ``__all__``
-(its lazy table ``_PUBLIC``) and the ``__all__`` of every public module and subpackage of
-``microagg`` (every one whose name has no leading underscore). A callable has an example
-when its docstring has a numpydoc ``Examples`` section holding at least one ``>>>``
+(made from its stub ``microagg/__init__.pyi``) and the ``__all__`` of every public module and
+subpackage of ``microagg`` (every one whose name has no leading underscore). A callable has
+an example when its docstring has a numpydoc ``Examples`` section holding at least one ``>>>``
 example that :mod:`doctest` parses and runs (not marked ``+SKIP``); the examples
 themselves run as doctests in ``make test`` (``pytest tests microagg --doctest-modules``).
 """

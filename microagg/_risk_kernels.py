@@ -178,10 +178,12 @@ RELEASE_TABLE_CAP = 1 << 22
 
 
 @njit
-def _refine_by_table(L: np.ndarray, sizes: np.ndarray, own: np.ndarray) -> None:
+def _refine_by_table(L: np.ndarray, sizes: np.ndarray, own: np.ndarray) -> int:
     """Refine ``own`` (all 0) group after group through a table of (row so far, cluster)
-    pairs, ``n * max(sizes)`` entries; rows numbered in order of first appearance."""
+    pairs, ``n * max(sizes)`` entries; rows numbered in order of first appearance.
+    Returns the number of rows."""
     G, n = L.shape
+    count = 1
     table = np.full(n * max(1, sizes.max()), -1, np.int64)
     key = np.empty(n, np.int64)
     for g in range(G):
@@ -195,15 +197,16 @@ def _refine_by_table(L: np.ndarray, sizes: np.ndarray, own: np.ndarray) -> None:
             own[i] = table[key[i]]
         for i in range(n):
             table[key[i]] = -1  # clean for the next group
+    return count
 
 
 @njit
-def _refine_by_buckets(L: np.ndarray, sizes: np.ndarray, own: np.ndarray) -> None:
+def _refine_by_buckets(L: np.ndarray, sizes: np.ndarray, own: np.ndarray) -> int:
     """Refine ``own`` (all 0) group after group in memory :math:`O(n + \\max s)`: the
     records are put in buckets by their row so far (a counting sort, in record order),
     and each bucket is split by cluster through a table of ``max(sizes)`` entries,
-    cleaned after the bucket. The rows are numbered bucket by bucket, not in order of
-    first appearance (the caller renumbers them)."""
+    cleaned after the bucket. The rows, numbered bucket by bucket, are finally
+    renumbered in order of first appearance. Returns the number of rows."""
     G, n = L.shape
     table = np.full(max(1, sizes.max()), -1, np.int64)
     ends = np.zeros(n + 1, np.int64)  # bucket r is order[ends[r - 1]:ends[r]] (ends[-1] = 0)
@@ -234,6 +237,14 @@ def _refine_by_buckets(L: np.ndarray, sizes: np.ndarray, own: np.ndarray) -> Non
             begin = ends[r]
         own[:] = refined
         count = fresh
+    number = np.full(count, -1, np.int64)
+    fresh = 0
+    for i in range(n):
+        if number[own[i]] < 0:
+            number[own[i]] = fresh
+            fresh += 1
+        own[i] = number[own[i]]
+    return fresh
 
 
 @njit
@@ -252,17 +263,11 @@ def release_rows(L: np.ndarray, sizes: np.ndarray, table_cap: int = RELEASE_TABL
     """
     G, n = L.shape
     own = np.zeros(n, np.int64)
+    count = 1
     if G > 0 and n * max(1, sizes.max()) <= table_cap:
-        _refine_by_table(L, sizes, own)
+        count = _refine_by_table(L, sizes, own)
     elif G > 0:
-        _refine_by_buckets(L, sizes, own)
-    number = np.full(n, -1, np.int64)  # row numbers in order of first appearance
-    count = 0
-    for i in range(n):
-        if number[own[i]] < 0:
-            number[own[i]] = count
-            count += 1
-        own[i] = number[own[i]]
+        count = _refine_by_buckets(L, sizes, own)
     first = np.full(count, -1, np.int64)
     mult = np.zeros(count, np.int64)
     for i in range(n):

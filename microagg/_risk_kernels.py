@@ -172,8 +172,8 @@ def distinct_keys(L: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 #: Largest relabelling table (entries, int64) :func:`release_rows` allocates: 32 MiB. GOMM's
-#: files need at most n * n / k, about 390,000 for n = 1,080 at k = 3; above it (a file of
-#: 100,000 records at k = 3 would need 3.3e9 entries, 26 GB) the rows are refined by buckets.
+#: files (n <= 1,080) need at most n * n / k entries, under 1.2 million; above the cap (a file
+#: of 100,000 records at k = 3 would need 3.3e9 entries, 26 GB) the rows are refined by buckets.
 RELEASE_TABLE_CAP = 1 << 22
 
 

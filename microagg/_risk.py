@@ -140,8 +140,9 @@ def distance_linkage_disclosure(original: Any, protected: Any, *,
     (their multiplicity is kept), and each record scans the distinct rows with
     a binary search over the rows sorted by their first principal component, a
     lower bound from the first eight principal components, and early exits (numba),
-    or in blocks of 256 records without numba. Both give the
-    same answer as the brute-force definition.
+    or in blocks of up to 256 records without numba (fewer when the distinct rows are
+    many: a block holds at most about a million distances, so memory stays linear in
+    the number of records). Both give the same answer as the brute-force definition.
 
     Examples
     --------

@@ -16,7 +16,7 @@ from ._jit import HAVE_NUMBA, njit
 
 __all__ = ["dld_standardized", "id_counts", "principal_axes", "distinct_rows", "distinct_keys",
            "release_rows", "rival_clusters", "rival_margin", "dld_grouped", "Released",
-           "dld_assembled"]
+           "dld_assembled", "RELEASE_TABLE_CAP", "DLD_BLOCK_ENTRIES"]
 
 
 @njit(inline="always")  # (a call in the hot loops would cost about 10 %)
@@ -108,13 +108,21 @@ def _dld_kernel(Z: np.ndarray, U: np.ndarray, mult: np.ndarray, own: np.ndarray,
     return out
 
 
+#: Most distances (entries) :func:`_dld_numpy` holds per block of records: 8 MiB of float64
+#: (a few such arrays at once), whatever the number of distinct rows.
+DLD_BLOCK_ENTRIES = 1 << 20
+
+
 def _dld_numpy(Z: np.ndarray, U: np.ndarray, mult: np.ndarray, own: np.ndarray,
                block: int = 256) -> np.ndarray:
     """Vectorised twin of :func:`_dld_kernel` (same arithmetic, same order, same answer).
 
-    Used when numba is absent; memory ``block x m``, never ``n x n``.
+    Used when numba is absent. Records go ``block`` at a time, fewer when the ``m``
+    distinct rows are many (at most :data:`DLD_BLOCK_ENTRIES` distances per block): memory
+    a few times ``block x m``, never ``n x n``.
     """
     n, p = Z.shape
+    block = max(1, min(block, DLD_BLOCK_ENTRIES // max(1, U.shape[0])))
     out = np.zeros(n)
     for start in range(0, n, block):
         Zb = Z[start:start + block]
@@ -163,19 +171,18 @@ def distinct_keys(L: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return first, mult, own
 
 
-@njit
-def release_rows(L: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`distinct_keys` of cluster labels, by relabelling instead of sorting.
+#: Largest relabelling table (entries, int64) :func:`release_rows` allocates: 32 MiB. GOMM's
+#: files (n <= 1,080) need at most n * n / k entries, under 1.2 million; above the cap (a file
+#: of 100,000 records at k = 3 would need 3.3e9 entries, 26 GB) the rows are refined by buckets.
+RELEASE_TABLE_CAP = 1 << 22
 
-    ``L`` is ``(G, n)``: record ``i`` is in cluster ``L[g, i]`` (``0 .. sizes[g]-1``)
-    of attribute group ``g``, so two records are released as the same row exactly
-    when they share every cluster. The records' row numbers are refined group after
-    group through a table of (row so far, cluster) pairs, rows numbered in order of
-    first appearance: the same partition as :func:`distinct_keys`, in another order
-    (``first`` increasing), in :math:`O(Gn)` without a sort.
-    """
+
+@njit
+def _refine_by_table(L: np.ndarray, sizes: np.ndarray, own: np.ndarray) -> int:
+    """Refine ``own`` (all 0) group after group through a table of (row so far, cluster)
+    pairs, ``n * max(sizes)`` entries; rows numbered in order of first appearance.
+    Returns the number of rows."""
     G, n = L.shape
-    own = np.zeros(n, np.int64)
     count = 1
     table = np.full(n * max(1, sizes.max()), -1, np.int64)
     key = np.empty(n, np.int64)
@@ -190,6 +197,77 @@ def release_rows(L: np.ndarray, sizes: np.ndarray) -> tuple[np.ndarray, np.ndarr
             own[i] = table[key[i]]
         for i in range(n):
             table[key[i]] = -1  # clean for the next group
+    return count
+
+
+@njit
+def _refine_by_buckets(L: np.ndarray, sizes: np.ndarray, own: np.ndarray) -> int:
+    """Refine ``own`` (all 0) group after group in memory :math:`O(n + \\max s)`: the
+    records are put in buckets by their row so far (a counting sort, in record order),
+    and each bucket is split by cluster through a table of ``max(sizes)`` entries,
+    cleaned after the bucket. The rows, numbered bucket by bucket, are finally
+    renumbered in order of first appearance. Returns the number of rows."""
+    G, n = L.shape
+    table = np.full(max(1, sizes.max()), -1, np.int64)
+    ends = np.zeros(n + 1, np.int64)  # bucket r is order[ends[r - 1]:ends[r]] (ends[-1] = 0)
+    order = np.empty(n, np.int64)
+    refined = np.empty(n, np.int64)
+    count = 1
+    for g in range(G):
+        ends[: count + 1] = 0
+        for i in range(n):
+            ends[own[i] + 1] += 1
+        for r in range(count):
+            ends[r + 1] += ends[r]
+        for i in range(n):  # afterwards ends[r] is where bucket r ends
+            order[ends[own[i]]] = i
+            ends[own[i]] += 1
+        fresh = 0
+        begin = 0
+        for r in range(count):
+            for x in range(begin, ends[r]):
+                i = order[x]
+                c = L[g, i]
+                if table[c] < 0:
+                    table[c] = fresh
+                    fresh += 1
+                refined[i] = table[c]
+            for x in range(begin, ends[r]):
+                table[L[g, order[x]]] = -1  # clean for the next bucket
+            begin = ends[r]
+        own[:] = refined
+        count = fresh
+    number = np.full(count, -1, np.int64)
+    fresh = 0
+    for i in range(n):
+        if number[own[i]] < 0:
+            number[own[i]] = fresh
+            fresh += 1
+        own[i] = number[own[i]]
+    return fresh
+
+
+@njit
+def release_rows(L: np.ndarray, sizes: np.ndarray, table_cap: int = RELEASE_TABLE_CAP
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`distinct_keys` of cluster labels, by relabelling instead of sorting.
+
+    ``L`` is ``(G, n)``: record ``i`` is in cluster ``L[g, i]`` (``0 .. sizes[g]-1``)
+    of attribute group ``g``, so two records are released as the same row exactly
+    when they share every cluster. The records' row numbers are refined group after
+    group: through a table of (row so far, cluster) pairs when its ``n * max(sizes)``
+    entries are at most ``table_cap`` (:data:`RELEASE_TABLE_CAP`; GOMM's files), else
+    bucket by bucket in memory :math:`O(n + \\max s)`. Either way the rows are numbered
+    in order of first appearance (``first`` increasing): the same partition as
+    :func:`distinct_keys`, in another order, in :math:`O(Gn)` without a sort.
+    """
+    G, n = L.shape
+    own = np.zeros(n, np.int64)
+    count = 1
+    if G > 0 and n * max(1, sizes.max()) <= table_cap:
+        count = _refine_by_table(L, sizes, own)
+    elif G > 0:
+        count = _refine_by_buckets(L, sizes, own)
     first = np.full(count, -1, np.int64)
     mult = np.zeros(count, np.int64)
     for i in range(n):

@@ -9,6 +9,7 @@ function of the engine :func:`choose_engine` picks from :data:`ENGINES`.
 
 from __future__ import annotations
 
+import functools
 import math
 from types import ModuleType
 from typing import Any, NamedTuple
@@ -30,6 +31,8 @@ __all__ = ["mdav", "mdav_single", "vmdav", "ivmdav", "ENGINES", "ENGINE_NAMES",
 ENGINES: dict[str, ModuleType] = {"indexed": indexed, "loops": loops, "numpy": vector}
 #: Valid values of the ``engine`` argument: ``"auto"`` and the engines' names.
 ENGINE_NAMES = ("auto", *ENGINES)
+
+
 class AutoRule(NamedTuple):
     """Where ``engine="auto"`` switches one method from the compiled loops to the indexed
     engine: the break-even number of records measured at a few numbers of attributes.
@@ -126,11 +129,16 @@ def auto_picks_indexed(method: str, n: int, p: int) -> bool:
     >>> auto_picks_indexed("mdav", 100, 2)
     False
     """
-    rule = getattr(AUTO_RULES, method, None) if isinstance(method, str) else None
-    if not isinstance(rule, AutoRule):
+    if not isinstance(method, str) or method not in AutoRules._fields:
         raise ValueError(f"method must be one of {', '.join(map(repr, AutoRules._fields))}, "
                          f"got {method!r}")
-    return n >= rule.threshold(p)
+    return n >= _threshold(method, p)
+
+
+@functools.cache
+def _threshold(method: str, p: int) -> float:
+    # (memoised: GOMM asks once per attribute group it microaggregates)
+    return getattr(AUTO_RULES, method).threshold(p)
 
 
 def choose_engine(engine: str, X: np.ndarray, *, method: str) -> str:

@@ -44,7 +44,7 @@ from ._gomm_kernels import GroupParts, cluster_means, group_parts
 from ._jit import HAVE_NUMBA
 from ._mdav import mdav
 from ._mdav.columns import mdav_columns
-from ._mdav.dispatch import AUTO_MAX_P, AUTO_MIN_N, AUTO_N_PER_P2
+from ._mdav.dispatch import auto_picks_indexed
 from ._methods import method_function
 from ._risk import ScoreBreakdown
 from ._risk_kernels import (
@@ -127,8 +127,7 @@ class _GroupCache:
         top = max(self.top[c] for c in cols)
         if top and abs(math.frexp(top)[1]) > SAFE_EXPONENT:
             return False  # mdav would rescale the group first
-        return not (self.Z.shape[0] >= max(AUTO_MIN_N, AUTO_N_PER_P2 * w * w)
-                    and w <= AUTO_MAX_P)
+        return not auto_picks_indexed("mdav", self.Z.shape[0], w)
 
 
 _REGISTRY: OrderedDict[tuple[Any, ...], _GroupCache] = OrderedDict()

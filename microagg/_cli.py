@@ -154,7 +154,7 @@ def _audit(args: argparse.Namespace) -> int:
     from ._audit import audit
 
     files = [input_file(args.original), input_file(args.released)]
-    fmts = tuple(file_format(f, args.format) for f in files)
+    fmts = (file_format(files[0], args.format), file_format(files[1], args.format))
     result = audit(files[0], files[1], args.k, strata=list_arg(args.strata, "--strata"),
                    columns=columns_arg(args.columns), keep=list_arg(args.keep, "--keep"),
                    formats=fmts)
@@ -240,7 +240,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="print the version and exit")
     p.add_argument("--debug", action="store_true",
                    help="show the full traceback of an error")
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)  # only lends its arguments: never parses
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                         help="show the full traceback of an error")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",

@@ -173,7 +173,9 @@ def read_table(path: Path | None, fmt: str = "csv") -> pd.DataFrame:
     its index columns as ordinary columns."""
     source: Any = path
     if path is None:
-        source = io.BytesIO(getattr(sys.stdin, "buffer", sys.stdin).read())
+        data = getattr(sys.stdin, "buffer", sys.stdin).read()
+        # a text stream without a binary buffer (e.g. io.StringIO) reads str: encoded as UTF-8
+        source = io.BytesIO(data.encode() if isinstance(data, str) else data)
     name = "standard input" if path is None else str(path)
     if fmt == "parquet":
         from ._stream import require_pyarrow

@@ -8,7 +8,8 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import Any, Literal
 
 import numpy as np
 
@@ -71,7 +72,7 @@ class HybridResult:
 
 
 def _ga_per_macrogroup(arr: np.ndarray, k: int, macro: np.ndarray, start: np.ndarray | None,
-                       ga: dict[str, Any], seed: Any, n_jobs: int, desc: str | bool
+                       ga: dict[str, Any], seed: Any, n_jobs: int, desc: str | Literal[False]
                        ) -> np.ndarray:
     """Run the GA in every macrogroup (seeded by ``SeedSequence(seed).spawn``); join the parts."""
     M = int(macro.max()) + 1
@@ -85,12 +86,12 @@ def _ga_per_macrogroup(arr: np.ndarray, k: int, macro: np.ndarray, start: np.nda
         return ga_labels(arr[idx], k, ga["population"], ga["mutation_rate"],
                           ga["crossover_rate"], ga["iterations"], states[g], init)
 
-    bar = {"total": M, "desc": desc or "", "enabled": bool(desc)}
+    bar = partial(_progress_bar, total=M, desc=desc or "", enabled=bool(desc))
     if n_jobs > 1 and M > 1:
         with ThreadPoolExecutor(max_workers=n_jobs) as pool:
-            parts = list(_progress_bar(pool.map(run, range(M)), **bar))
+            parts = list(bar(pool.map(run, range(M))))
     else:
-        parts = [run(g) for g in _progress_bar(range(M), **bar)]
+        parts = [run(g) for g in bar(range(M))]
     labels = np.empty(arr.shape[0], dtype=np.int64)
     offset = 0
     for idx, part in zip(members, parts, strict=True):

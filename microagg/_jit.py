@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 __all__ = ["njit", "HAVE_NUMBA", "numba_enabled"]
 
+_numba: ModuleType | None
 try:  # pragma: no cover - depends on the environment
     if os.environ.get("MICROAGG_DISABLE_NUMBA") == "1":
         raise ImportError

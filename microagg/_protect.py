@@ -215,7 +215,8 @@ def _run(df: pd.DataFrame, X: np.ndarray, k: int, spec: Any, columns: list[Any],
          params: dict[str, Any], return_info: bool) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The protected table, and (if asked) the measured fields of the info object."""
     Z = zscores(X, columns) if standardize else X
-    report, merged = None, {}
+    report: pd.DataFrame | None = None
+    merged: dict[Any, Any] = {}
     if strata is None:
         labels = np.asarray(spec.function(Z, k, **params), dtype=np.int64)
         released = aggregate(X, labels)
@@ -225,7 +226,7 @@ def _run(df: pd.DataFrame, X: np.ndarray, k: int, spec: Any, columns: list[Any],
             standardize=standardize, columns=columns)
     out = df.copy()
     out[columns] = released
-    if merged:
+    if merged and strata is not None:  # merged is empty without strata
         out[strata] = recode_merged(out[strata], strata, merged)
     if not return_info:
         return out, {}

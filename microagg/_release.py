@@ -262,7 +262,12 @@ class Roles:
 def check_names(names: Sequence[Any]) -> None:
     """Duplicate and reserved column names are errors naming them and the fix."""
     seen: set[Any] = set()
-    dup = list(dict.fromkeys(c for c in names if c in seen or seen.add(c)))
+    repeated: dict[Any, None] = {}  # in the order of their second occurrence
+    for c in names:
+        if c in seen:
+            repeated[c] = None
+        seen.add(c)
+    dup = list(repeated)
     if dup:
         raise ValueError(f"the table has duplicate column names {dup}: a repeated name cannot "
                          "be protected or reported unambiguously; rename the columns first")

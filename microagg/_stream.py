@@ -235,7 +235,8 @@ def _split(source: Path, fmt: str, settings: StreamSettings, spill: Path,
            bar: Any) -> tuple[pd.DataFrame, dict[Any, list[int]]]:
     """Pass 1: statistics per stratum, and every row spilled to ``spill`` by stratum."""
     pa = require_pyarrow("protecting a file by strata")
-    parts, where, writer, start, count = [], {}, None, 0, 0
+    parts, writer, start, count = [], None, 0, 0
+    where: dict[Any, list[int]] = {}
     try:
         for frame, batch in _batches(source, fmt, settings):
             part = moments(frame, settings.strata, settings.columns)
@@ -428,7 +429,8 @@ class _Output:
     """The output file, written unit by unit: Parquet (one row group per write) or CSV."""
 
     def __init__(self, target: Any, fmt: str):
-        self.target, self.fmt, self.writer, self.first = target, fmt, None, True
+        self.target, self.fmt, self.first = target, fmt, True
+        self.writer: Any = None  # a pyarrow ParquetWriter once the first unit is written
 
     def write(self, part: Any) -> None:
         """Append one unit: an Arrow table, or the Arrow IPC file a worker wrote it to

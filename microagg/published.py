@@ -220,7 +220,8 @@ def _apply_filters(df: pd.DataFrame, paper: str, filters: dict[str, Any]) -> pd.
     return df[mask]
 
 
-def table(paper: str, table: int | str | None = None, **filters: Any) -> pd.DataFrame:
+def table(paper: str, table: int | str | Iterable[int | str] | None = None, **filters: Any
+          ) -> pd.DataFrame:
     """Return a paper's published numbers as a tidy table.
 
     Book: :ref:`chap-ivmdav`.
@@ -229,9 +230,9 @@ def table(paper: str, table: int | str | None = None, **filters: Any) -> pd.Data
     ----------
     paper : str
         ``"ivmdav"``, ``"vmdav"``, ``"genetic"`` or ``"gomm"``.
-    table : int or str, optional
-        Table key (``1`` or ``"1"``, ``"sec4.2"``); all tables of the paper if
-        omitted.
+    table : int or str or list of them, optional
+        Table key (``1`` or ``"1"``, ``"sec4.2"``), or several; all tables of the
+        paper if omitted.
     **filters
         Column name to a value, or to a list of accepted values, e.g.
         ``dataset="census"``, ``method=["mdav", "vmdav"]``, ``k=3``,

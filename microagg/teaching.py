@@ -298,7 +298,7 @@ def engine_timings(sizes: Iterable[int], *, p: int = 10, k: int = 3,
     rows = []
     for n in sizes:
         X = np.random.default_rng(seed).standard_normal((int(n), p))
-        first = None
+        first: np.ndarray | None = None
         for engine in engines:
             if engine == "loops" and n > loops_max:
                 continue

@@ -4,7 +4,8 @@
 sees each of them as ``Any``. The stub ``microagg/__init__.pyi`` lists the public names and
 subpackages once: type checkers and IDEs read it, and ``__init__.py`` reads it at run time.
 These tests check a user's script with mypy (the real signatures, a wrong call reported), the
-stub's form (each line re-exports its name) and that the wheel ships the stub.
+package itself with mypy (no error under the project's configuration), the stub's form (each
+line re-exports its name) and that the wheel ships the stub.
 """
 
 from __future__ import annotations
@@ -88,6 +89,23 @@ def test_a_users_script_sees_the_real_signatures(tmp_path):
     untyped = {line: t for line, t in revealed.items() if t == "Any"}
     assert not untyped, untyped
     assert sum(kind == "note" for _, kind, _ in report) == 2 + len(microagg.__all__), report
+
+
+@needs_mypy
+def test_the_package_type_checks(tmp_path):
+    """``mypy`` with the project's configuration (``[tool.mypy]`` in pyproject.toml: every
+    module of the package, every function annotated) reports no error, and checks each
+    module of ``microagg/`` (none left out). A fresh cache: the whole package is checked."""
+    source = ROOT / "microagg"
+    modules = {p.relative_to(source).with_suffix("") for p in source.rglob("*.py*")
+               if p.suffix in (".py", ".pyi")}  # __init__.py and its stub are one module
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
+         "--cache-dir", str(tmp_path / "cache"), "--no-color-output", "--no-pretty"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.strip() == f"Success: no issues found in {len(modules)} source files", \
+        proc.stdout + proc.stderr
 
 
 def test_each_stub_line_reexports_its_name():

@@ -221,6 +221,7 @@ def vmdav(X: np.ndarray, k: int, gamma: float, to_c: np.ndarray) -> np.ndarray:
     labels = _unlabelled(X)
     pool = _Pool(X, X.sum(axis=0), aux=to_c)
     g = 0
+    assert pool.aux is not None  # the pool carries to_c (for the type checker)
     while len(pool) >= k:
         to_c = np.where(pool.alive, pool.aux, -np.inf)
         members = list(pool.group_around(int(np.argmax(to_c)), k))

@@ -230,7 +230,8 @@ def _kwargs(settings: dict[str, Any], seed: int) -> dict[str, Any]:
     data and k but not on the seed (the same results, less work).
     """
     first = seed == settings["seeds"][0]
-    chosen = {k: tuple(settings[k]) for k in ("ks", "datasets") if k in settings}  # tests
+    chosen: dict[str, tuple[Any, ...]] = {  # tests
+        k: tuple(settings[k]) for k in ("ks", "datasets") if k in settings}
     return {**{k: settings[k] for k in _SETTINGS}, **chosen, "seed": seed,
             "progress": bool(settings.get("progress", False)), "dgomm": first,
             "shared_cache": not first}

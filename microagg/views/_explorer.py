@@ -132,23 +132,23 @@ def explorer(view: Callable[..., Any], grid: Mapping[str, Sequence[Any]], *,
     '<p>k = 3</p>'
 
     """
-    grid = {name: list(values) for name, values in grid.items()}
-    if not grid or any(not values for values in grid.values()):
+    choices = {name: list(values) for name, values in grid.items()}
+    if not choices or any(not values for values in choices.values()):
         raise ValueError("grid needs at least one control with at least one value")
     start = dict(value or {})
-    unknown = sorted(set(start) - set(grid))
+    unknown = sorted(set(start) - set(choices))
     if unknown:
         raise ValueError(f"initial value(s) for {unknown}, which are not in the grid")
-    for name, values in grid.items():
+    for name, values in choices.items():
         start.setdefault(name, values[0])
         if start[name] not in values:
             raise ValueError(f"initial {name}={start[name]!r} is not one of the grid values "
                              f"{values}")
-    labels = {name: (labels or {}).get(name, name) for name in grid}
+    labels = {name: (labels or {}).get(name, name) for name in choices}
     fixed = dict(fixed or {})
     if static if static is not None else static_explorers():
-        return _static(view, grid, start, labels, fixed, dpi)
-    return _live(view, grid, start, dict(live or {}), labels, fixed)
+        return _static(view, choices, start, labels, fixed, dpi)
+    return _live(view, choices, start, dict(live or {}), labels, fixed)
 
 
 def _format(v: Any) -> str:

@@ -240,8 +240,8 @@ def mdav_view(dataset: Any = "clustered 2-D", k: int = 3, *,
     two_d = X.shape[1] == 2
     fig = Figure(figsize=figsize or ((9.0, 3.8) if two_d else (5.5, 3.6)),
                  layout="constrained")
-    axes = np.atleast_1d(fig.subplots(1, 2 if two_d else 1,
-                                      width_ratios=[1.3, 1] if two_d else None))
+    axes = fig.subplots(1, 2 if two_d else 1, squeeze=False,
+                        width_ratios=[1.3, 1] if two_d else None)[0]
     if two_d:
         plot_partition(axes[0], X, labels, marker_size=25)
         axes[0].set_title("partition (crosses: released centroids)", fontsize=9)

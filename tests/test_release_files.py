@@ -217,6 +217,15 @@ def test_dev_stdin_is_read(src):
     assert _protected(pd.read_csv(io.BytesIO(done.stdout)))
 
 
+def test_a_text_only_standard_input_is_read(monkeypatch):
+    # a stdin without a binary buffer (a notebook's, io.StringIO) gives str: read as UTF-8
+    from microagg._cli_io import read_table
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("town,income\nÉvry,1\nAix,2\n"))
+    table = read_table(None)
+    assert table.to_dict("list") == {"town": ["Évry", "Aix"], "income": ["1", "2"]}
+
+
 def test_strata_from_standard_input_is_refused_clearly(src, monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(src.read_bytes())))
     rc, _, err = run(["protect", "-", "-k", "3", *STRATA], capsys)

@@ -30,9 +30,10 @@ the least recently used (data, k, method) first, then its own least recently use
 and each :class:`Evaluator`'s arena keeps its most recently used slots when full. A
 dropped group is computed again when next needed, with the same result (the methods are
 deterministic; slot numbers are internal and do not enter the score). At n = 1,080 a
-group holds about 10-45 kB in the cache and 10-65 kB in the arena, and one run at the
-papers' settings about 20-90 MB and 30-135 MB of them: nothing is dropped. At n = 100,000
-they are 0.8-4 MB and 1-20 MB a group.
+group holds about 10-45 kB in the cache and 10-65 kB in the arena; one run at the papers'
+settings (Census, 1,080 x 12, and Water-treatment, 527 x 38, k = 3 to 25) at most about
+130 MB in the cache and 190 MB in the arena: nothing is dropped. At n = 100,000 a group
+holds 0.8-4 MB in the cache and 1-20 MB in the arena.
 """
 
 from __future__ import annotations

@@ -200,3 +200,22 @@ def test_arena_rebuild_keeps_the_parts(monkeypatch):
             assert np.array_equal(np.ravel(getattr(got, name)), np.ravel(getattr(want, name))), (
                 cols, name)
         assert got.reach == want.reach
+
+
+def test_numpy_scorer_within_budget(monkeypatch):
+    """Without numba the scorer keeps each group's release (labels and distinct values):
+    at most the budget of them, the same scores as with room for all."""
+    monkeypatch.setattr(_gomm_eval, "HAVE_NUMBA", False)
+    monkeypatch.setattr(_risk_kernels, "HAVE_NUMBA", False)
+    rng = np.random.default_rng(8)
+    Z = microagg.standardize(correlated_blocks(40, 6, seed=8))
+    groupings = [_gomm_eval.canonical(random_chromosome(6, rng)) for _ in range(30)]
+    free = _gomm_eval.Evaluator(Z, 3, shared_cache=False)
+    want = [free(g) for g in groupings]
+    _budget(monkeypatch, 3_000)
+    bounded = _gomm_eval.Evaluator(Z, 3, shared_cache=False)
+    for g, expect in zip(groupings, want, strict=True):
+        assert bounded(g) == expect
+        held = sum(r.labels.nbytes + r.values.nbytes for r in bounded.released.values())
+        assert held == bounded.released_bytes <= 3_000
+    assert len(bounded.released) < len(free.released)

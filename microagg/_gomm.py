@@ -164,7 +164,12 @@ def gomm(X: Any, k: int, *, population: int = GOMM.population,
         Microaggregation of each attribute group (default MDAV).
     shared_cache : bool
         Reuse the process-wide cache of microaggregated attribute groups;
-        ``False`` starts empty (fair timings).
+        ``False`` starts empty (fair timings). Either cache, and the run's store of
+        the groups' release parts, holds at most GOMM's memory budget (512 MB by
+        default, ``$MICROAGG_GOMM_CACHE_MB`` to change it), forgetting the least
+        recently used groups first; a forgotten group is computed again when needed,
+        with the same result, so the budget changes the time, never the run
+        (:func:`microagg.gomm_cache_info` shows the bytes held).
     initial : list of groupings, optional
         Members of the initial population (the rest are random).
 

@@ -76,6 +76,10 @@ __all__ = ["multivariate", "score_grouping", "k_anonymity_level", "gomm_cache_in
 Grouping = tuple[tuple[int, ...], ...]
 
 
+#: The environment switch that sets :func:`cache_budget` (megabytes).
+CACHE_ENV = "MICROAGG_GOMM_CACHE_MB"
+
+
 def cache_budget() -> int:
     """GOMM's memory budget in bytes: ``$MICROAGG_GOMM_CACHE_MB`` (megabytes) if set, else
     :data:`microagg._defaults.GOMM_CACHE_BYTES`.
@@ -88,7 +92,7 @@ def cache_budget() -> int:
     ...     cache_budget()
     67108864
     """
-    env = os.environ.get("MICROAGG_GOMM_CACHE_MB", "").strip()
+    env = os.environ.get(CACHE_ENV, "").strip()
     if not env:
         return int(_defaults.GOMM_CACHE_BYTES)
     try:
@@ -96,7 +100,7 @@ def cache_budget() -> int:
     except ValueError:
         mb = -1.0
     if not (mb >= 0 and math.isfinite(mb)):
-        raise ValueError(f"MICROAGG_GOMM_CACHE_MB={env!r} is not a number of megabytes; set it "
+        raise ValueError(f"{CACHE_ENV}={env!r} is not a number of megabytes; set it "
                          "to e.g. 512, or unset it for the default")
     return int(mb * 2**20)
 

@@ -219,3 +219,16 @@ def test_numpy_scorer_within_budget(monkeypatch):
         held = sum(r.labels.nbytes + r.values.nbytes for r in bounded.released.values())
         assert held == bounded.released_bytes <= 3_000
     assert len(bounded.released) < len(free.released)
+
+
+def test_reproduction_workers_take_their_budget_unless_the_user_set_one(monkeypatch):
+    """The book's GOMM reproduction runs its later seeds in worker processes whose shared
+    cache may hold GOMM_REPRODUCTION_CACHE_BYTES; a budget the user set stays."""
+    from microagg.reproductions import _gomm as reproduction
+
+    reproduction._worker_budget()
+    want = _defaults.GOMM_REPRODUCTION_CACHE_BYTES
+    assert _gomm_eval.cache_budget() == want > _defaults.GOMM_CACHE_BYTES
+    monkeypatch.setenv(_gomm_eval.CACHE_ENV, "64")
+    reproduction._worker_budget()
+    assert _gomm_eval.cache_budget() == 64 * 2**20

@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 
 from .. import published
-from .._defaults import GOMM
+from .._defaults import GOMM, GOMM_REPRODUCTION_CACHE_BYTES
 from .._gomm import GommResult, gomm
-from .._gomm_eval import score_grouping
+from .._gomm_eval import CACHE_ENV, score_grouping
 from .._risk import interval_disclosure
 from ._gomm_readings import ADOPTED_READING, reading_data
 from ._status import join_runs
@@ -258,7 +258,8 @@ def _prefetch(settings: dict[str, Any]) -> None:
     process runs the first seed, so a reproduction uses the machine's second core. Each
     seed's result is the same wherever it runs (the runs are seeded, and only the results
     are sent back), and they are stored by seed, so the order of the tables never depends
-    on which worker finished first.
+    on which worker finished first. Each worker keeps one cache of attribute groups for
+    its seeds, within :data:`~microagg._defaults.GOMM_REPRODUCTION_CACHE_BYTES`.
     """
     todo = [kw for kw in (_kwargs(settings, s) for s in settings["seeds"][1:])
             if _key(kw) not in _RUNS]
@@ -266,11 +267,18 @@ def _prefetch(settings: dict[str, Any]) -> None:
     if workers < 2:
         return
     context = multiprocessing.get_context("spawn")  # no fork of a process holding threads
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                             initializer=_worker_budget) as pool:
         futures = [(kw, pool.submit(_seed_run, kw)) for kw in todo]
         _run(settings)  # the first seed, here, meanwhile
         for kw, future in futures:
             _RUNS[_key(kw)] = future.result()
+
+
+def _worker_budget() -> None:
+    """In a worker of :func:`_prefetch`: GOMM's memory budget for the reproduction
+    (:data:`~microagg._defaults.GOMM_REPRODUCTION_CACHE_BYTES`) unless the user set one."""
+    os.environ.setdefault(CACHE_ENV, str(GOMM_REPRODUCTION_CACHE_BYTES // 2**20))
 
 
 _COLUMNS = ["dataset", "method", "k", "parameters", "metric"]

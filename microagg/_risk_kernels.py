@@ -16,7 +16,8 @@ from ._jit import HAVE_NUMBA, njit
 
 __all__ = ["dld_standardized", "id_counts", "principal_axes", "distinct_rows", "distinct_keys",
            "release_rows", "rival_clusters", "rival_margin", "dld_grouped", "Released",
-           "dld_assembled", "RELEASE_TABLE_CAP", "DLD_BLOCK_ENTRIES"]
+           "dld_assembled", "RELEASE_TABLE_CAP", "DLD_BLOCK_ENTRIES", "RIVAL_PAIRS_PER_RECORD",
+           "EVERY_CLUSTER"]
 
 
 @njit(inline="always")  # (a call in the hot loops would cost about 10 %)
@@ -324,12 +325,28 @@ def id_counts(Z: np.ndarray, Q: np.ndarray, width: float) -> np.ndarray:
 # at least one group where it differs from it, its cluster is a *rival* of record i's
 # own cluster: a centroid not clearly farther from the record. The rivals depend on the
 # attribute group only, so they are found once per group, and each release's search
-# visits only the rows holding a rival cluster.
+# visits only the rows holding a rival cluster. Compact clusters (MDAV's) have a few
+# rivals per record; clusters spread over the data (a callable method's) can have a
+# large share of all clusters as rivals, n * n / k pairs in all: past
+# RIVAL_PAIRS_PER_RECORD * n pairs the group lists none, and its records' searches visit
+# every row in reach, as the full search (_dld_kernel) does.
+
+#: Most rival pairs (record, cluster) :func:`rival_clusters` lists per record of an
+#: attribute group, on average: past ``64 * n`` pairs (16 bytes each, 1 KiB a record) the
+#: group's list gives way to :data:`EVERY_CLUSTER`. GOMM's files list at most about
+#: ``40 * n`` (Water-treatment, k = 3), usually 1 to 5; clusters spread over the data can
+#: need thousands a record (386 million pairs, 6.2 GB, at n = 100,000).
+RIVAL_PAIRS_PER_RECORD = 64
+
+#: A rival "cluster" standing for every cluster of its group (a list past the cap): the
+#: record's search then visits every row within its reach.
+EVERY_CLUSTER = -1
 
 
 @njit
 def rival_clusters(sub: np.ndarray, labels: np.ndarray, centroids: np.ndarray,
-                   margin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                   margin: np.ndarray, per_record: int = RIVAL_PAIRS_PER_RECORD
+                   ) -> tuple[np.ndarray, np.ndarray]:
     r"""Each record's rival clusters in one attribute group, as ``(indptr, clusters)``.
 
     Record ``i``'s rivals are ``clusters[indptr[i]:indptr[i + 1]]`` (increasing): every
@@ -339,13 +356,21 @@ def rival_clusters(sub: np.ndarray, labels: np.ndarray, centroids: np.ndarray,
     column order (for all centroids at once, side by side). Most records have no rival:
     the clusters in reach are first counted (a loop without branches), and listed only
     when there are any besides the own one.
+
+    The list holds at most ``per_record * n`` pairs (:data:`RIVAL_PAIRS_PER_RECORD`;
+    memory :math:`O(\mathrm{per\_record} \cdot n)` instead of up to :math:`O(n^2/k)`
+    for clusters spread over the data). Once it would hold more, the search stops and
+    every record's list is ``[EVERY_CLUSTER]`` (:data:`EVERY_CLUSTER`: every cluster is
+    its rival), which :func:`dld_assembled` answers with the full search: the same linked
+    fractions.
     """
     n, w = sub.shape
     s = centroids.shape[0]
+    most = per_record * n
     CT = np.ascontiguousarray(centroids.T)
     d = np.empty(s)
     indptr = np.zeros(n + 1, np.int64)
-    clusters = np.empty(4 * n + 16, np.int64)
+    clusters = np.empty(min(4 * n + 16, most), np.int64)
     count = 0
     for i in range(n):
         v = sub[i, 0]
@@ -366,8 +391,10 @@ def rival_clusters(sub: np.ndarray, labels: np.ndarray, centroids: np.ndarray,
             if d[q] <= reach:
                 within += 1
         if within > 1:  # the own cluster is always within reach
-            if count + within > clusters.size:
-                grown = np.empty(2 * (count + within), np.int64)
+            if count + within - 1 > most:  # past the cap: every cluster is a rival
+                return np.arange(n + 1), np.full(n, EVERY_CLUSTER, np.int64)
+            if count + within - 1 > clusters.size:
+                grown = np.empty(min(2 * (count + within), most), np.int64)
                 grown[:count] = clusters[:count]
                 clusters = grown
             for q in range(s):
@@ -412,7 +439,7 @@ class Rivals(NamedTuple):
     L: np.ndarray  #: (G, n) each record's cluster in each group
     cbase: np.ndarray  #: (G + 1,) the clusters of group g are numbered from cbase[g]
     r_ptr: np.ndarray  #: (G, n + 1) record i's rivals in group g: r_cl[r_ptr[g, i]:r_ptr[g, i+1]]
-    r_cl: np.ndarray  #: the rival clusters, numbered across the groups
+    r_cl: np.ndarray  #: the rival clusters, numbered across the groups, or EVERY_CLUSTER
 
 
 @njit
@@ -425,7 +452,10 @@ def _dld_grouped_kernel(Z, Pz, rel, riv, slack):  # type: ignore[no-untyped-def]
     ``sqrt(d_own)`` of the record's (widened as in :func:`_dld_kernel`) are visited,
     found by binary search; a visited row is then filtered by the bound of all its
     projections ``rel.Pu`` against the record's ``Pz``; decisions on the exact distances
-    of :func:`_dld_kernel`.
+    of :func:`_dld_kernel`. A record whose rivals in some group are
+    :data:`EVERY_CLUSTER` (a list past :data:`RIVAL_PAIRS_PER_RECORD`) visits every row
+    within that reach instead, as :func:`_dld_kernel` does: a superset of the rows with a
+    rival (the others are strictly farther), so the same fraction.
     """
     U, mult, own, first, Pu = rel
     L, cbase, r_ptr, r_cl = riv
@@ -457,6 +487,32 @@ def _dld_grouped_kernel(Z, Pz, rel, riv, slack):  # type: ignore[no-untyped-def]
         radius = np.sqrt(bound)
         low = Pz[i, 0] - radius
         high = Pz[i, 0] + radius
+        every = False
+        for g in range(G):  # an EVERY_CLUSTER heads its list (the lists increase)
+            if r_ptr[g, i] < r_ptr[g, i + 1] and r_cl[r_ptr[g, i]] == EVERY_CLUSTER:
+                every = True
+        if every:
+            lo = 0
+            hi = m
+            while lo < hi:  # the first row with first projection >= low
+                mid = (lo + hi) // 2
+                if Pu[mid, 0] < low:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            for j in range(lo, m):
+                if Pu[j, 0] > high:
+                    break
+                if j == o:
+                    continue
+                versus = _versus_own(Z, U, Pz, Pu, i, j, d_own, bound)
+                if versus < 0:
+                    linked = False
+                    break
+                tied += versus * mult[j]
+            if linked:
+                out[i] = 1.0 / tied
+            continue
         for g in range(G):
             for q in range(r_ptr[g, i], r_ptr[g, i + 1]):
                 c = r_cl[q]
@@ -495,7 +551,7 @@ class Released(NamedTuple):
 
     classes: np.ndarray  #: (slots, n) each record's value class (int32)
     holders: np.ndarray  #: the record of each (record, rival class) pair, by record
-    rivals: np.ndarray  #: the rival class of each pair, all slots one after the other
+    rivals: np.ndarray  #: the rival class of each pair (or EVERY_CLUSTER), slot after slot
     rival_at: np.ndarray  #: (slots,) where each slot's pairs start
     n_rivals: np.ndarray  #: (slots,) how many pairs each slot has
     values: np.ndarray  #: the distinct values, (classes, w) per slot, flat
@@ -518,7 +574,8 @@ def dld_assembled(Z, Pz, scale, arena, slots, cols, gptr):  # type: ignore[no-un
     :func:`dld_standardized` argues; the rows sorted by the first) and the rivals are
     assembled from the arena; the slack uses the sum over the groups of their largest
     value sums, at least the largest row sum of the release (a wider filter: the same
-    answer).
+    answer). A group whose rival list passed :data:`RIVAL_PAIRS_PER_RECORD` (its records'
+    rivals :data:`EVERY_CLUSTER`) makes its records search every row within reach.
     """
     n, p = Z.shape
     G = slots.size
@@ -570,7 +627,8 @@ def dld_assembled(Z, Pz, scale, arena, slots, cols, gptr):  # type: ignore[no-un
         ra = arena.rival_at[at]
         for x in range(arena.n_rivals[at]):  # the pairs are by record: counts, then ends
             r_ptr[g, arena.holders[ra + x] + 1] += 1
-            r_cl[found + x] = arena.rivals[ra + x] + cbase[g]
+            q = arena.rivals[ra + x]
+            r_cl[found + x] = EVERY_CLUSTER if q == EVERY_CLUSTER else q + cbase[g]
         for i in range(n):
             r_ptr[g, i + 1] += r_ptr[g, i]
         found += arena.n_rivals[at]

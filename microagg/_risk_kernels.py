@@ -440,6 +440,36 @@ class Rivals(NamedTuple):
     cbase: np.ndarray  #: (G + 1,) the clusters of group g are numbered from cbase[g]
     r_ptr: np.ndarray  #: (G, n + 1) record i's rivals in group g: r_cl[r_ptr[g, i]:r_ptr[g, i+1]]
     r_cl: np.ndarray  #: the rival clusters, numbered across the groups, or EVERY_CLUSTER
+    every: np.ndarray  #: (n,) whether record i's rivals in some group are EVERY_CLUSTER
+
+
+@njit
+def _linked_in_reach(Z, U, Pz, Pu, mult, i, o, d_own, bound):  # type: ignore[no-untyped-def]
+    """Record ``i``'s linked fraction from every row within its reach, as
+    :func:`_dld_kernel` finds it (``U`` and ``Pu`` sorted by the first projection, ``o``
+    the own row, counted once, ``bound`` the widened own distance)."""
+    radius = np.sqrt(bound)
+    low = Pz[i, 0] - radius
+    high = Pz[i, 0] + radius
+    m = U.shape[0]
+    lo = 0
+    hi = m
+    while lo < hi:  # the first row with first projection >= low
+        mid = (lo + hi) // 2
+        if Pu[mid, 0] < low:
+            lo = mid + 1
+        else:
+            hi = mid
+    tied = mult[o]
+    for j in range(lo, m):
+        if Pu[j, 0] > high:
+            break
+        if j != o:
+            versus = _versus_own(Z, U, Pz, Pu, i, j, d_own, bound)
+            if versus < 0:
+                return 0.0
+            tied += versus * mult[j]  # a tie counts its row's records
+    return 1.0 / tied
 
 
 @njit
@@ -453,12 +483,13 @@ def _dld_grouped_kernel(Z, Pz, rel, riv, slack):  # type: ignore[no-untyped-def]
     found by binary search; a visited row is then filtered by the bound of all its
     projections ``rel.Pu`` against the record's ``Pz``; decisions on the exact distances
     of :func:`_dld_kernel`. A record whose rivals in some group are
-    :data:`EVERY_CLUSTER` (a list past :data:`RIVAL_PAIRS_PER_RECORD`) visits every row
-    within that reach instead, as :func:`_dld_kernel` does: a superset of the rows with a
-    rival (the others are strictly farther), so the same fraction.
+    :data:`EVERY_CLUSTER` (``riv.every``: a list past :data:`RIVAL_PAIRS_PER_RECORD`)
+    visits every row within that reach instead (:func:`_linked_in_reach`), as
+    :func:`_dld_kernel` does: a superset of the rows with a rival (the others are
+    strictly farther), so the same fraction.
     """
     U, mult, own, first, Pu = rel
-    L, cbase, r_ptr, r_cl = riv
+    L, cbase, r_ptr, r_cl, every = riv
     n = Z.shape[0]
     m = U.shape[0]
     G = L.shape[0]
@@ -480,39 +511,16 @@ def _dld_grouped_kernel(Z, Pz, rel, riv, slack):  # type: ignore[no-untyped-def]
     for i in range(n):
         o = own[i]
         d_own = _sqdist(Z, i, U, o)
+        bound = d_own * (1.0 + 1e-6) + slack
+        if every[i]:
+            out[i] = _linked_in_reach(Z, U, Pz, Pu, mult, i, o, d_own, bound)
+            continue
         seen[o] = i
         tied = mult[o]
         linked = True
-        bound = d_own * (1.0 + 1e-6) + slack
         radius = np.sqrt(bound)
         low = Pz[i, 0] - radius
         high = Pz[i, 0] + radius
-        every = False
-        for g in range(G):  # an EVERY_CLUSTER heads its list (the lists increase)
-            if r_ptr[g, i] < r_ptr[g, i + 1] and r_cl[r_ptr[g, i]] == EVERY_CLUSTER:
-                every = True
-        if every:
-            lo = 0
-            hi = m
-            while lo < hi:  # the first row with first projection >= low
-                mid = (lo + hi) // 2
-                if Pu[mid, 0] < low:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            for j in range(lo, m):
-                if Pu[j, 0] > high:
-                    break
-                if j == o:
-                    continue
-                versus = _versus_own(Z, U, Pz, Pu, i, j, d_own, bound)
-                if versus < 0:
-                    linked = False
-                    break
-                tied += versus * mult[j]
-            if linked:
-                out[i] = 1.0 / tied
-            continue
         for g in range(G):
             for q in range(r_ptr[g, i], r_ptr[g, i + 1]):
                 c = r_cl[q]
@@ -618,6 +626,7 @@ def dld_assembled(Z, Pz, scale, arena, slots, cols, gptr):  # type: ignore[no-un
     cbase = np.zeros(G + 1, np.int64)
     r_ptr = np.zeros((G, n + 1), np.int64)
     r_cl = np.empty(found, np.int64)
+    every = np.zeros(n, np.bool_)
     found = 0
     for g in range(G):
         at = slots[g]
@@ -628,14 +637,18 @@ def dld_assembled(Z, Pz, scale, arena, slots, cols, gptr):  # type: ignore[no-un
         for x in range(arena.n_rivals[at]):  # the pairs are by record: counts, then ends
             r_ptr[g, arena.holders[ra + x] + 1] += 1
             q = arena.rivals[ra + x]
-            r_cl[found + x] = EVERY_CLUSTER if q == EVERY_CLUSTER else q + cbase[g]
+            if q == EVERY_CLUSTER:
+                every[arena.holders[ra + x]] = True
+                r_cl[found + x] = q
+            else:
+                r_cl[found + x] = q + cbase[g]
         for i in range(n):
             r_ptr[g, i + 1] += r_ptr[g, i]
         found += arena.n_rivals[at]
     rank = np.empty(m, np.int64)
     rank[order] = np.arange(m)
     rows = DistinctRows(U, mult[order], rank[own], first[order], Pu[order])
-    return _dld_grouped_kernel(Z, Pz, rows, Rivals(L, cbase, r_ptr, r_cl),
+    return _dld_grouped_kernel(Z, Pz, rows, Rivals(L, cbase, r_ptr, r_cl, every),
                                1e-9 * scale * scale)
 
 

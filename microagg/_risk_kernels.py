@@ -444,10 +444,12 @@ class Rivals(NamedTuple):
 
 
 @njit
-def _linked_in_reach(Z, U, Pz, Pu, mult, i, o, d_own, bound):  # type: ignore[no-untyped-def]
-    """Record ``i``'s linked fraction from every row within its reach, as
-    :func:`_dld_kernel` finds it (``U`` and ``Pu`` sorted by the first projection, ``o``
-    the own row, counted once, ``bound`` the widened own distance)."""
+def _linked_in_reach(Z, Pz, rel, i, d_own, bound):  # type: ignore[no-untyped-def]
+    """Record ``i``'s linked fraction from every row of ``rel`` (:class:`DistinctRows`,
+    sorted by the first projection) within its reach, as :func:`_dld_kernel` finds it
+    (its own row counted once; ``bound`` the widened own distance ``d_own``)."""
+    U, mult, own, _, Pu = rel
+    o = own[i]
     radius = np.sqrt(bound)
     low = Pz[i, 0] - radius
     high = Pz[i, 0] + radius
@@ -513,7 +515,7 @@ def _dld_grouped_kernel(Z, Pz, rel, riv, slack):  # type: ignore[no-untyped-def]
         d_own = _sqdist(Z, i, U, o)
         bound = d_own * (1.0 + 1e-6) + slack
         if every[i]:
-            out[i] = _linked_in_reach(Z, U, Pz, Pu, mult, i, o, d_own, bound)
+            out[i] = _linked_in_reach(Z, Pz, rel, i, d_own, bound)
             continue
         seen[o] = i
         tied = mult[o]

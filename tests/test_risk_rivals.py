@@ -199,12 +199,10 @@ import microagg
 from microagg import _gomm_eval, _gomm_kernels
 from microagg._jit import HAVE_NUMBA
 sys.path.insert(0, sys.argv[1])
-from test_risk_rivals import CASES, scattered
+from test_risk_rivals import CASES, plain_case
 out = {"jit": HAVE_NUMBA, "arena": [], "numpy": []}
-for seed, n, p, k, spread in CASES:
-    X = np.random.default_rng(seed).normal(size=(n, p))
-    grouping = [[c] for c in range(p)] if seed % 2 else [list(range(p))]
-    method = scattered if spread else "mdav"
+for case in CASES:
+    X, grouping, k, method = plain_case(*case)
     _gomm_eval.HAVE_NUMBA = True
     row = []
     for per_record in (0, 1, 10**6):
@@ -220,9 +218,24 @@ for seed, n, p, k, spread in CASES:
 print(json.dumps(out))
 """
 
-#: (seed, n, p, k, scattered clusters) of the comparison without numba.
-CASES = [(0, 40, 3, 3, True), (1, 40, 3, 3, True), (2, 30, 2, 2, False), (3, 36, 4, 3, False),
-         (4, 25, 2, 5, True)]
+#: (seed, n, p, k, scattered clusters, balanced sign columns) of the comparison without
+#: numba; the sign columns sum exactly, so rows tie.
+CASES = [(0, 40, 3, 3, True, False), (1, 40, 3, 3, True, False), (2, 30, 2, 2, False, False),
+         (3, 36, 4, 3, False, False), (4, 25, 2, 5, True, False), (5, 32, 4, 2, True, True),
+         (6, 30, 4, 2, False, True), (10, 40, 5, 4, True, True)]
+
+
+def plain_case(seed: int, n: int, p: int, k: int, spread: bool, signs: bool):
+    """The data, grouping, k and method of one of :data:`CASES`."""
+    rng = np.random.default_rng(seed)
+    if signs:
+        X = np.column_stack([rng.permutation(np.repeat([-1.0, 1.0], n // 2))
+                             for _ in range(p)])
+        grouping = random_chromosome(p, rng)
+    else:
+        X = rng.normal(size=(n, p))
+        grouping = [[c] for c in range(p)] if seed % 2 else [list(range(p))]
+    return X, grouping, k, scattered if spread else "mdav"
 
 
 def test_the_same_without_numba():
@@ -235,11 +248,9 @@ def test_the_same_without_numba():
                          capture_output=True, text=True, check=True, timeout=300)
     plain = json.loads(res.stdout.strip().splitlines()[-1])
     assert plain["jit"] is False
-    for (seed, n, p, k, spread), arena, numpy_path in zip(CASES, plain["arena"], plain["numpy"],
-                                                         strict=True):
-        X = np.random.default_rng(seed).normal(size=(n, p))
-        grouping = [[c] for c in range(p)] if seed % 2 else [list(range(p))]
-        b = microagg.score_grouping(X, grouping, k, method=scattered if spread else "mdav")
+    for case, arena, numpy_path in zip(CASES, plain["arena"], plain["numpy"], strict=True):
+        X, grouping, k, method = plain_case(*case)
+        b = microagg.score_grouping(X, grouping, k, method=method)
         assert arena == [[b.il, b.id, b.dld]] * 3 == [numpy_path] * 3
 
 

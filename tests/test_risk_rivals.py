@@ -42,13 +42,12 @@ def _compiled_and_plain(f):
     return [f, getattr(f, "py_func", f)]
 
 
-def _with_cap(per_record: int, plain: bool = False):
+def _with_cap(per_record: int):
     """``group_parts`` with the rival list capped at ``per_record`` pairs a record."""
-    parts = _gomm_kernels.group_parts
-    parts = getattr(parts, "py_func", parts) if plain else parts
 
     def capped(sub, labels, centroids, margin, width, axes_rows):
-        return parts(sub, labels, centroids, margin, width, axes_rows, per_record)
+        return _gomm_kernels.group_parts(sub, labels, centroids, margin, width, axes_rows,
+                                         per_record)
     return capped
 
 

@@ -8,7 +8,8 @@ compiled loops, to what scoring a grouping needs of it:
   it (the within-group SSE is summed from those by the caller, as before);
 * :func:`group_parts`: the group's interval-disclosure count, its value classes
   (clusters with bit-for-bit equal centroids release equal values), each record's
-  rival value classes (:func:`~microagg._risk_kernels.rival_clusters`) and the
+  rival value classes (:func:`~microagg._risk_kernels.rival_clusters`, at most
+  :data:`~microagg._risk_kernels.RIVAL_PAIRS_PER_RECORD` pairs a record) and the
   projections of the values on the principal axes' rows of the group's columns,
   stored in a :class:`~microagg._risk_kernels.Released` arena, from which
   :func:`~microagg._risk_kernels.dld_assembled` assembles any release.
@@ -26,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._jit import njit
-from ._risk_kernels import rival_clusters
+from ._risk_kernels import RIVAL_PAIRS_PER_RECORD, rival_clusters
 
 __all__ = ["cluster_means", "group_parts", "GroupParts"]
 
@@ -64,7 +65,8 @@ class GroupParts(NamedTuple):
     values: np.ndarray  #: (classes, w) the distinct centroids
     holders: np.ndarray  #: the record of each (record, rival) pair, by record
     rivals: np.ndarray  #: the rival value class of each pair
-    #: (:func:`~microagg._risk_kernels.rival_clusters`)
+    #: (:func:`~microagg._risk_kernels.rival_clusters`; past its cap, one ``EVERY_CLUSTER``
+    #: a record)
     projected: np.ndarray  #: (classes, r) the values projected on the axes' rows
     reach: float  #: the largest sum of absolute values of a class's values
 
@@ -106,14 +108,17 @@ def _value_classes(centroids: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 @njit
-def group_parts(sub, labels, centroids, margin, width, axes_rows):  # type: ignore[no-untyped-def]
+def group_parts(sub, labels, centroids, margin, width, axes_rows,  # type: ignore[no-untyped-def]
+                per_record=RIVAL_PAIRS_PER_RECORD):
     """The fields of :class:`GroupParts`, in order (a plain tuple: it leaves compiled
     code faster), of the attribute group ``sub`` (``(n, w)``, standardised) whose record
     ``i`` is released as ``centroids[labels[i]]``.
 
     ``margin`` is :func:`~microagg._risk_kernels.rival_margin` of the data, ``width``
     the interval's relative half-width, ``axes_rows`` the rows of the principal axes
-    for the group's columns (``(w, r)``).
+    for the group's columns (``(w, r)``), ``per_record`` the cap of the rival list
+    (:data:`~microagg._risk_kernels.RIVAL_PAIRS_PER_RECORD`, as
+    :func:`~microagg._risk_kernels.rival_clusters` reads it).
     """
     n, w = sub.shape
     id_count = 0
@@ -129,7 +134,7 @@ def group_parts(sub, labels, centroids, margin, width, axes_rows):  # type: igno
     classes = np.empty(n, np.int64)
     for i in range(n):
         classes[i] = number[labels[i]]
-    indptr, rivals = rival_clusters(sub, classes, values, margin)
+    indptr, rivals = rival_clusters(sub, classes, values, margin, per_record)
     holders = np.empty(rivals.size, np.int64)
     for i in range(n):
         holders[indptr[i]:indptr[i + 1]] = i

@@ -16,7 +16,8 @@ from ._jit import HAVE_NUMBA, njit
 
 __all__ = ["dld_standardized", "id_counts", "principal_axes", "distinct_rows", "distinct_keys",
            "release_rows", "rival_clusters", "rival_margin", "dld_grouped", "Released",
-           "dld_assembled", "RELEASE_TABLE_CAP", "DLD_BLOCK_ENTRIES"]
+           "dld_assembled", "RELEASE_TABLE_CAP", "DLD_BLOCK_ENTRIES", "RIVAL_PAIRS_PER_RECORD",
+           "EVERY_CLUSTER"]
 
 
 @njit(inline="always")  # (a call in the hot loops would cost about 10 %)
@@ -324,12 +325,29 @@ def id_counts(Z: np.ndarray, Q: np.ndarray, width: float) -> np.ndarray:
 # at least one group where it differs from it, its cluster is a *rival* of record i's
 # own cluster: a centroid not clearly farther from the record. The rivals depend on the
 # attribute group only, so they are found once per group, and each release's search
-# visits only the rows holding a rival cluster.
+# visits only the rows holding a rival cluster. Compact clusters (MDAV's) have a few
+# rivals per record; clusters spread over the data (a callable method's) can have a
+# large share of all clusters as rivals, n * n / k pairs in all: past
+# RIVAL_PAIRS_PER_RECORD * n pairs the group lists none, and its records' searches visit
+# every row in reach, as the full search (_dld_kernel) does.
+
+#: Most rival pairs (record, cluster) :func:`rival_clusters` lists per record of an
+#: attribute group, on average: past ``64 * n`` pairs (16 bytes each, 1 KiB a record) the
+#: group's list gives way to :data:`EVERY_CLUSTER`. GOMM's runs at the papers' settings
+#: list at most about ``1.1 * n`` (some 13,000 attribute groups of Water-treatment and
+#: Census at k = 3 and 5); clusters spread over the data can need thousands a record
+#: (386 million pairs, 6.2 GB, at n = 100,000).
+RIVAL_PAIRS_PER_RECORD = 64
+
+#: A rival "cluster" standing for every cluster of its group (a list past the cap): the
+#: record's search then visits every row within its reach.
+EVERY_CLUSTER = -1
 
 
 @njit
 def rival_clusters(sub: np.ndarray, labels: np.ndarray, centroids: np.ndarray,
-                   margin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                   margin: np.ndarray, per_record: int = RIVAL_PAIRS_PER_RECORD
+                   ) -> tuple[np.ndarray, np.ndarray]:
     r"""Each record's rival clusters in one attribute group, as ``(indptr, clusters)``.
 
     Record ``i``'s rivals are ``clusters[indptr[i]:indptr[i + 1]]`` (increasing): every
@@ -339,13 +357,21 @@ def rival_clusters(sub: np.ndarray, labels: np.ndarray, centroids: np.ndarray,
     column order (for all centroids at once, side by side). Most records have no rival:
     the clusters in reach are first counted (a loop without branches), and listed only
     when there are any besides the own one.
+
+    The list holds at most ``per_record * n`` pairs (:data:`RIVAL_PAIRS_PER_RECORD`;
+    memory :math:`O(\mathrm{per\_record} \cdot n)` instead of up to :math:`O(n^2/k)`
+    for clusters spread over the data). Once it would hold more, the search stops and
+    every record's list is ``[EVERY_CLUSTER]`` (:data:`EVERY_CLUSTER`: every cluster is
+    its rival), which :func:`dld_assembled` answers with the full search: the same linked
+    fractions.
     """
     n, w = sub.shape
     s = centroids.shape[0]
+    most = per_record * n
     CT = np.ascontiguousarray(centroids.T)
     d = np.empty(s)
     indptr = np.zeros(n + 1, np.int64)
-    clusters = np.empty(4 * n + 16, np.int64)
+    clusters = np.empty(min(4 * n + 16, most), np.int64)
     count = 0
     for i in range(n):
         v = sub[i, 0]
@@ -366,8 +392,10 @@ def rival_clusters(sub: np.ndarray, labels: np.ndarray, centroids: np.ndarray,
             if d[q] <= reach:
                 within += 1
         if within > 1:  # the own cluster is always within reach
-            if count + within > clusters.size:
-                grown = np.empty(2 * (count + within), np.int64)
+            if count + within - 1 > most:  # past the cap: every cluster is a rival
+                return np.arange(n + 1), np.full(n, EVERY_CLUSTER, np.int64)
+            if count + within - 1 > clusters.size:
+                grown = np.empty(min(2 * (count + within), most), np.int64)
                 grown[:count] = clusters[:count]
                 clusters = grown
             for q in range(s):
@@ -412,7 +440,39 @@ class Rivals(NamedTuple):
     L: np.ndarray  #: (G, n) each record's cluster in each group
     cbase: np.ndarray  #: (G + 1,) the clusters of group g are numbered from cbase[g]
     r_ptr: np.ndarray  #: (G, n + 1) record i's rivals in group g: r_cl[r_ptr[g, i]:r_ptr[g, i+1]]
-    r_cl: np.ndarray  #: the rival clusters, numbered across the groups
+    r_cl: np.ndarray  #: the rival clusters, numbered across the groups, or EVERY_CLUSTER
+    every: np.ndarray  #: (n,) whether record i's rivals in some group are EVERY_CLUSTER
+
+
+@njit
+def _linked_in_reach(Z, Pz, rel, i, d_own, bound):  # type: ignore[no-untyped-def]
+    """Record ``i``'s linked fraction from every row of ``rel`` (:class:`DistinctRows`,
+    sorted by the first projection) within its reach, as :func:`_dld_kernel` finds it
+    (its own row counted once; ``bound`` the widened own distance ``d_own``)."""
+    U, mult, own, _, Pu = rel
+    o = own[i]
+    radius = np.sqrt(bound)
+    low = Pz[i, 0] - radius
+    high = Pz[i, 0] + radius
+    m = U.shape[0]
+    lo = 0
+    hi = m
+    while lo < hi:  # the first row with first projection >= low
+        mid = (lo + hi) // 2
+        if Pu[mid, 0] < low:
+            lo = mid + 1
+        else:
+            hi = mid
+    tied = mult[o]
+    for j in range(lo, m):
+        if Pu[j, 0] > high:
+            break
+        if j != o:
+            versus = _versus_own(Z, U, Pz, Pu, i, j, d_own, bound)
+            if versus < 0:
+                return 0.0
+            tied += versus * mult[j]  # a tie counts its row's records
+    return 1.0 / tied
 
 
 @njit
@@ -425,10 +485,14 @@ def _dld_grouped_kernel(Z, Pz, rel, riv, slack):  # type: ignore[no-untyped-def]
     ``sqrt(d_own)`` of the record's (widened as in :func:`_dld_kernel`) are visited,
     found by binary search; a visited row is then filtered by the bound of all its
     projections ``rel.Pu`` against the record's ``Pz``; decisions on the exact distances
-    of :func:`_dld_kernel`.
+    of :func:`_dld_kernel`. A record whose rivals in some group are
+    :data:`EVERY_CLUSTER` (``riv.every``: a list past :data:`RIVAL_PAIRS_PER_RECORD`)
+    visits every row within that reach instead (:func:`_linked_in_reach`), as
+    :func:`_dld_kernel` does: a superset of the rows with a rival (the others are
+    strictly farther), so the same fraction.
     """
     U, mult, own, first, Pu = rel
-    L, cbase, r_ptr, r_cl = riv
+    L, cbase, r_ptr, r_cl, every = riv
     n = Z.shape[0]
     m = U.shape[0]
     G = L.shape[0]
@@ -450,10 +514,13 @@ def _dld_grouped_kernel(Z, Pz, rel, riv, slack):  # type: ignore[no-untyped-def]
     for i in range(n):
         o = own[i]
         d_own = _sqdist(Z, i, U, o)
+        bound = d_own * (1.0 + 1e-6) + slack
+        if every[i]:
+            out[i] = _linked_in_reach(Z, Pz, rel, i, d_own, bound)
+            continue
         seen[o] = i
         tied = mult[o]
         linked = True
-        bound = d_own * (1.0 + 1e-6) + slack
         radius = np.sqrt(bound)
         low = Pz[i, 0] - radius
         high = Pz[i, 0] + radius
@@ -495,7 +562,7 @@ class Released(NamedTuple):
 
     classes: np.ndarray  #: (slots, n) each record's value class (int32)
     holders: np.ndarray  #: the record of each (record, rival class) pair, by record
-    rivals: np.ndarray  #: the rival class of each pair, all slots one after the other
+    rivals: np.ndarray  #: the rival class of each pair (or EVERY_CLUSTER), slot after slot
     rival_at: np.ndarray  #: (slots,) where each slot's pairs start
     n_rivals: np.ndarray  #: (slots,) how many pairs each slot has
     values: np.ndarray  #: the distinct values, (classes, w) per slot, flat
@@ -518,7 +585,8 @@ def dld_assembled(Z, Pz, scale, arena, slots, cols, gptr):  # type: ignore[no-un
     :func:`dld_standardized` argues; the rows sorted by the first) and the rivals are
     assembled from the arena; the slack uses the sum over the groups of their largest
     value sums, at least the largest row sum of the release (a wider filter: the same
-    answer).
+    answer). A group whose rival list passed :data:`RIVAL_PAIRS_PER_RECORD` (its records'
+    rivals :data:`EVERY_CLUSTER`) makes its records search every row within reach.
     """
     n, p = Z.shape
     G = slots.size
@@ -561,6 +629,7 @@ def dld_assembled(Z, Pz, scale, arena, slots, cols, gptr):  # type: ignore[no-un
     cbase = np.zeros(G + 1, np.int64)
     r_ptr = np.zeros((G, n + 1), np.int64)
     r_cl = np.empty(found, np.int64)
+    every = np.zeros(n, np.bool_)
     found = 0
     for g in range(G):
         at = slots[g]
@@ -570,14 +639,19 @@ def dld_assembled(Z, Pz, scale, arena, slots, cols, gptr):  # type: ignore[no-un
         ra = arena.rival_at[at]
         for x in range(arena.n_rivals[at]):  # the pairs are by record: counts, then ends
             r_ptr[g, arena.holders[ra + x] + 1] += 1
-            r_cl[found + x] = arena.rivals[ra + x] + cbase[g]
+            q = arena.rivals[ra + x]
+            if q == EVERY_CLUSTER:
+                every[arena.holders[ra + x]] = True
+                r_cl[found + x] = q
+            else:
+                r_cl[found + x] = q + cbase[g]
         for i in range(n):
             r_ptr[g, i + 1] += r_ptr[g, i]
         found += arena.n_rivals[at]
     rank = np.empty(m, np.int64)
     rank[order] = np.arange(m)
     rows = DistinctRows(U, mult[order], rank[own], first[order], Pu[order])
-    return _dld_grouped_kernel(Z, Pz, rows, Rivals(L, cbase, r_ptr, r_cl),
+    return _dld_grouped_kernel(Z, Pz, rows, Rivals(L, cbase, r_ptr, r_cl, every),
                                1e-9 * scale * scale)
 
 

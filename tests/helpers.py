@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import ast
 import inspect
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
+from hypothesis import strategies as st
 
 import microagg as ma
 from microagg._mdav.dispatch import assign_leftovers
@@ -76,3 +82,50 @@ def correlated_blocks(n: int = 90, p: int = 6, seed: int = 0) -> np.ndarray:
     rng = np.random.default_rng(seed)
     base = rng.normal(size=(n, 3))
     return np.hstack([base, base + 0.3 * rng.normal(size=(n, 3))])[:, :p]
+
+
+def run_json_script(script: str, *args: str, jit: bool, timeout: float) -> Any:
+    """Run ``script`` with ``python -c`` in a subprocess, numba compiling or not
+    (``NUMBA_DISABLE_JIT``), ``args`` as its arguments; return the JSON value printed on
+    the last line of its output. The test fails with the end of its stderr if it fails."""
+    env = dict(os.environ)
+    env.pop("NUMBA_DISABLE_JIT", None)
+    if not jit:
+        env["NUMBA_DISABLE_JIT"] = "1"
+    res = subprocess.run([sys.executable, "-c", script, *args], env=env, capture_output=True,
+                         text=True, timeout=timeout)
+    if res.returncode != 0:
+        pytest.fail(f"the script exited with {res.returncode}:\n{res.stderr[-2000:]}")
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def tie_heavy(draw: Any, *, max_n: int = 40, max_p: int = 6, signs: bool = False
+              ) -> tuple[np.ndarray, int, np.random.Generator]:
+    """Small data with many ties and a k, for a hypothesis composite (``draw`` is its draw).
+
+    The data have a few levels per column, or duplicated records, or duplicated
+    attributes, or normal values; with ``signs``, also balanced columns of -1 and 1, which
+    are their own z-scores, so that sums are exact and rows really tie. No column is
+    constant (GOMM's data never has one). Returns ``X, k`` and the generator that drew
+    ``X``, for what the caller draws next.
+    """
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    n = draw(st.integers(2, max_n))
+    p = draw(st.integers(1, max_p))
+    kind = draw(st.sampled_from(["levels", "gauss", "rows", "columns"]
+                                + (["signs"] if signs else [])))
+    if kind == "signs":
+        n = 2 * draw(st.integers(4, 20))
+        X = np.column_stack([rng.permutation(np.repeat([-1.0, 1.0], n // 2))
+                             for _ in range(max(p, 2))])
+        return X, draw(st.integers(2, 4)), rng
+    if kind == "levels":  # a few distinct values per column
+        X = rng.integers(0, draw(st.integers(1, 4)), size=(n, p)).astype(float)
+    else:
+        X = rng.normal(size=(n, p))
+    if kind == "rows":  # duplicated records
+        X = X[rng.integers(0, n, size=n)]
+    if kind == "columns" and p > 1:  # duplicated attributes
+        X[:, rng.integers(0, p, size=p // 2 + 1)] = X[:, [0]]
+    X[0] += 7.0  # no constant column
+    return X, draw(st.integers(1, max(1, n // 2))), rng

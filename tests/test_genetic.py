@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import run_json_script
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -192,20 +189,10 @@ _SCRIPT = textwrap.dedent("""
 """)
 
 
-def _run_script(disable_jit: bool) -> dict:
-    env = dict(os.environ)
-    env.pop("NUMBA_DISABLE_JIT", None)
-    if disable_jit:
-        env["NUMBA_DISABLE_JIT"] = "1"
-    out = subprocess.run([sys.executable, "-c", _SCRIPT], env=env, capture_output=True,
-                         text=True, check=True, timeout=300)
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def test_same_results_with_and_without_numba() -> None:
     pytest.importorskip("numba")
-    plain = _run_script(disable_jit=True)
-    jitted = _run_script(disable_jit=False)
+    plain = run_json_script(_SCRIPT, jit=False, timeout=300)
+    jitted = run_json_script(_SCRIPT, jit=True, timeout=300)
     assert plain.pop("jit") is False
     assert jitted.pop("jit") is True
     assert plain == jitted

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 import pytest
+from helpers import tie_heavy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,24 +25,10 @@ from microagg._risk_kernels import distinct_keys, distinct_rows, release_rows
 
 
 @st.composite
-def tie_heavy(draw):
+def tie_heavy_groupings(draw):
     """Small data with many ties, a k and a random grouping of its columns."""
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    n = draw(st.integers(2, 40))
-    p = draw(st.integers(1, 6))
-    kind = draw(st.sampled_from(["levels", "gauss", "rows", "columns"]))
-    if kind == "levels":  # a few distinct values per column
-        X = rng.integers(0, draw(st.integers(1, 4)), size=(n, p)).astype(float)
-    else:
-        X = rng.normal(size=(n, p))
-    if kind == "rows":  # duplicated records
-        X = X[rng.integers(0, n, size=n)]
-    if kind == "columns" and p > 1:  # duplicated attributes
-        X[:, rng.integers(0, p, size=p // 2)] = X[:, [0]]
-    X[0] += 7.0  # no constant column (GOMM's data never has one)
-    k = draw(st.integers(1, max(1, n // 2)))
-    return X, k, random_chromosome(p, rng)
+    X, k, rng = tie_heavy(draw)
+    return X, k, random_chromosome(X.shape[1], rng)
 
 
 def _slow_dld(Z, canon, k):
@@ -56,7 +43,7 @@ def _slow_dld(Z, canon, k):
 
 
 @settings(max_examples=80, deadline=None)
-@given(tie_heavy())
+@given(tie_heavy_groupings())
 def test_fast_dld_equals_the_full_search(case):
     Z, k, grouping = case  # any scale will do (GOMM standardises first)
     canon = _gomm_eval.canonical(grouping)
@@ -118,7 +105,7 @@ def _compiled_and_plain(f):
 
 
 @settings(max_examples=60, deadline=None)
-@given(tie_heavy())
+@given(tie_heavy_groupings())
 def test_group_kernels_equal_the_readable_definitions(case):
     """Centroids, interval count, value classes, rivals and projections of each attribute
     group, compiled and plain, against numpy written from the definitions."""

@@ -11,14 +11,12 @@ clusters per attribute group, a 26 GB table before) it must run in a few MB.
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 import tracemalloc
 
 import numpy as np
 import pytest
+from helpers import run_json_script
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -105,10 +103,7 @@ print(json.dumps(out))
 def test_release_rows_the_same_without_numba():
     """Both paths as plain Python (``NUMBA_DISABLE_JIT=1``, a subprocess) give the rows."""
     pytest.importorskip("numba")
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    res = subprocess.run([sys.executable, "-c", _PLAIN, os.path.dirname(__file__)], env=env,
-                         capture_output=True, text=True, check=True, timeout=120)
-    plain = json.loads(res.stdout.strip().splitlines()[-1])
+    plain = run_json_script(_PLAIN, os.path.dirname(__file__), jit=False, timeout=120)
     assert plain["jit"] is False
     want = [list(first_appearance_rows(labels(kind, G, n, seed)[0]))
             for kind in KINDS for seed, (G, n) in enumerate([(1, 7), (2, 40), (3, 60), (4, 25)])]
@@ -147,14 +142,7 @@ def test_release_rows_on_a_large_file_in_little_memory(jit):
     (before, ``release_rows`` asked for a 26 GB table and died)."""
     if jit:
         pytest.importorskip("numba")
-    env = dict(os.environ)
-    env.pop("NUMBA_DISABLE_JIT", None)
-    if not jit:
-        env["NUMBA_DISABLE_JIT"] = "1"
-    res = subprocess.run([sys.executable, "-c", _LARGE], env=env, capture_output=True,
-                         text=True, timeout=120)
-    assert res.returncode == 0, res.stderr[-2000:]
-    got = json.loads(res.stdout.strip().splitlines()[-1])
+    got = run_json_script(_LARGE, jit=jit, timeout=120)
     assert got["jit"] is jit
     assert got["same"]
     assert got["rows"] > 60_000  # the release is far from k-anonymous: most rows are unique

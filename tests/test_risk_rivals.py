@@ -11,15 +11,13 @@ Python, and a file of 100,000 records scores in a few hundred MB.
 
 from __future__ import annotations
 
-import json
 import math
 import os
-import subprocess
-import sys
 import zlib
 
 import numpy as np
 import pytest
+from helpers import run_json_script, tie_heavy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -117,31 +115,8 @@ def test_default_cap_holds_gomm_files_and_stops_scattered_clusters():
 @st.composite
 def groupings(draw):
     """Small tie-heavy data, a k, a grouping and a method (compact or scattered)."""
-    seed = draw(st.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
-    n = draw(st.integers(2, 45))
-    p = draw(st.integers(1, 5))
-    kind = draw(st.sampled_from(["levels", "gauss", "rows", "columns", "signs"]))
-    if kind == "levels":  # a few distinct values per column
-        X = rng.integers(0, draw(st.integers(2, 4)), size=(n, p)).astype(float)
-    else:
-        X = rng.normal(size=(n, p))
-    if kind == "rows":  # duplicated records
-        X = X[rng.integers(0, n, size=n)]
-    if kind == "columns" and p > 1:  # duplicated attributes
-        X[:, rng.integers(0, p, size=p // 2 + 1)] = X[:, [0]]
-    if kind == "signs":  # balanced columns of -1 and 1 are their z-scores: exact sums, ties
-        n = 2 * draw(st.integers(4, 20))
-        p = max(p, 2)
-        X = np.column_stack([rng.permutation(np.repeat([-1.0, 1.0], n // 2))
-                             for _ in range(p)])
-        k = draw(st.integers(2, 4))
-    else:
-        X[0] += 7.0  # no constant column
-        k = draw(st.integers(1, max(1, n // 2)))
-    grouping = random_chromosome(p, rng)
-    method = draw(st.sampled_from(["mdav", scattered]))
-    return X, k, grouping, method
+    X, k, rng = tie_heavy(draw, max_n=45, max_p=5, signs=True)
+    return X, k, random_chromosome(X.shape[1], rng), draw(st.sampled_from(["mdav", scattered]))
 
 
 @settings(max_examples=80, deadline=None)
@@ -242,10 +217,7 @@ def test_the_same_without_numba():
     forced tiny, with some lists capped and with none, and the numpy search give what the
     compiled scorer gives."""
     pytest.importorskip("numba")
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    res = subprocess.run([sys.executable, "-c", _PLAIN, os.path.dirname(__file__)], env=env,
-                         capture_output=True, text=True, check=True, timeout=300)
-    plain = json.loads(res.stdout.strip().splitlines()[-1])
+    plain = run_json_script(_PLAIN, os.path.dirname(__file__), jit=False, timeout=300)
     assert plain["jit"] is False
     for case, arena, numpy_path in zip(CASES, plain["arena"], plain["numpy"], strict=True):
         X, grouping, k, method = plain_case(*case)
@@ -284,12 +256,7 @@ def test_scattered_clusters_on_a_large_file_in_little_memory():
     address space: the score comes out, equal to the full search's (before, the rival
     lists of one group asked for more than 4 GB and died)."""
     pytest.importorskip("numba")
-    env = dict(os.environ)
-    env.pop("NUMBA_DISABLE_JIT", None)
-    res = subprocess.run([sys.executable, "-c", _LARGE, os.path.dirname(__file__)], env=env,
-                         capture_output=True, text=True, timeout=300)
-    assert res.returncode == 0, res.stderr[-2000:]
-    got = json.loads(res.stdout.strip().splitlines()[-1])
+    got = run_json_script(_LARGE, os.path.dirname(__file__), jit=True, timeout=300)
     assert got["jit"] is True
     assert got["dld"] == got["full"]
     assert got["every"] and got["pairs"] == 2 * 100_000  # one EVERY_CLUSTER a record

@@ -6,12 +6,22 @@ installed and not disabled (``NUMBA_DISABLE_JIT=1``), they are compiled with
 ``cache=True``; otherwise the decorator returns the function unchanged, so the
 package runs, with the same answers, in environments without numba (Pyodide,
 JupyterLite).
+
+numba keys a cached function on its own bytecode and drops its cache when its own
+file changes, but a kernel compiles in the kernels it calls: after an edit of a callee
+in another file, it would go on loading the old machine code. The cache of every
+function compiled here is therefore also keyed on the sources of its package's kernel
+files (those that use :func:`njit`), so any edit of a kernel recompiles what depends on it.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -29,13 +39,52 @@ except ImportError:  # pragma: no cover
     HAVE_NUMBA = False
 
 
+@functools.cache
+def _kernel_sources_digest(package: str) -> str:
+    """SHA-256 of the kernel files of the top-level package ``package``: its ``.py`` files
+    that use ``njit``, in path order (empty for a module outside a package folder)."""
+    module = sys.modules.get(package)
+    where = getattr(module, "__file__", None)
+    digest = hashlib.sha256()
+    if where and Path(where).name == "__init__.py":
+        root = Path(where).parent
+        for path in sorted(root.rglob("*.py")):
+            text = path.read_bytes()
+            if b"njit" in text:
+                digest.update(str(path.relative_to(root)).encode() + b"\0" + text)
+    return digest.hexdigest()
+
+
+@functools.cache
+def _sources_keyed_cache() -> Any:
+    """numba's function cache class, keyed also on :func:`_kernel_sources_digest` of the
+    function's package (``None`` if this numba has no such class: its own cache stays)."""
+    try:
+        from numba.core.caching import FunctionCache
+    except ImportError:  # pragma: no cover - depends on numba's version
+        return None
+
+    class SourcesKeyedCache(FunctionCache):
+        def _index_key(self, sig: Any, codegen: Any) -> tuple[Any, ...]:
+            package = self._py_func.__module__.partition(".")[0]
+            return (*super()._index_key(sig, codegen), _kernel_sources_digest(package))
+
+    return SourcesKeyedCache
+
+
 def njit(func: Callable[..., Any] | None = None, **kwargs: Any) -> Any:
-    """Compile ``func`` with ``numba.njit(cache=True)`` when available; else return it."""
+    """Compile ``func`` with ``numba.njit`` and an on-disk cache when available; else return
+    it. The cache is numba's, keyed also on the package's kernel sources (see the module
+    notes)."""
 
     def wrap(f: Callable[..., Any]) -> Callable[..., Any]:
         if _numba is None:
             return f
-        return _numba.njit(cache=True, **kwargs)(f)
+        dispatcher = _numba.njit(cache=True, **kwargs)(f)
+        cache_class = _sources_keyed_cache()
+        if cache_class is not None and hasattr(dispatcher, "_cache"):  # not NUMBA_DISABLE_JIT
+            dispatcher._cache = cache_class(f)
+        return dispatcher
 
     return wrap(func) if func is not None else wrap
 

@@ -226,6 +226,8 @@ def test_reproduction_workers_take_their_budget_unless_the_user_set_one(monkeypa
     cache may hold GOMM_REPRODUCTION_CACHE_BYTES; a budget the user set stays."""
     from microagg.reproductions import _gomm as reproduction
 
+    monkeypatch.setenv(_gomm_eval.CACHE_ENV, "0")  # so that teardown removes what the
+    monkeypatch.delenv(_gomm_eval.CACHE_ENV)  # worker's setup sets in this process
     reproduction._worker_budget()
     want = _defaults.GOMM_REPRODUCTION_CACHE_BYTES
     assert _gomm_eval.cache_budget() == want > _defaults.GOMM_CACHE_BYTES

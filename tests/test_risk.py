@@ -7,6 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import microagg
 from microagg import _risk_kernels
 from microagg._risk import (
     disclosure_risk,
@@ -161,6 +162,34 @@ def test_dld_numpy_twin_equals_kernel(pair):
     U, mult, own = _risk_kernels.distinct_rows(Q)
     a = _risk_kernels._dld_numpy(Z, U, mult, own, block=3)
     assert 100 * a.sum() / len(a) == pytest.approx(dld_oracle(X, P), abs=1e-12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(pairs(), st.sampled_from([1, 2, 10**6]), st.sampled_from([0.0, 1e6]))
+def test_dld_kdtree_equals_dense_search(pair, entries, offset):
+    """The search without numba (a k-d tree proposes rows, our arithmetic decides) gives the
+    dense oracle's linked fraction for every record, ties included: in batches of one
+    record and of all, and on data far from the origin (not standardised), where the
+    rounding of the tree's distances differs most from ours."""
+    X, P = pair
+    Z, Q = X + offset, P + offset
+    U, mult, own = _risk_kernels.distinct_rows(Q)
+    dense = _risk_kernels._dld_numpy(Z, U, mult, own)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_risk_kernels, "DLD_BLOCK_ENTRIES", entries)
+        assert np.array_equal(_risk_kernels._dld_kdtree(Z, U, mult, own), dense)
+
+
+@pytest.mark.parametrize("p", [2, 5])
+def test_dld_kdtree_equals_dense_search_on_a_tied_grid(p):
+    """Integer data with many records and rows at exactly the same distance."""
+    rng = np.random.default_rng(p)
+    X = rng.integers(0, 4, size=(3000, p)).astype(float)
+    Z, _ = _std_pair(X, X)
+    for Q in (microagg.aggregate(Z, microagg.mdav(Z, 3)), Z[rng.integers(0, 3000, 3000)]):
+        U, mult, own = _risk_kernels.distinct_rows(Q)
+        assert np.array_equal(_risk_kernels._dld_kdtree(Z, U, mult, own),
+                              _risk_kernels._dld_numpy(Z, U, mult, own))
 
 
 def test_dld_without_numba_gives_the_same(monkeypatch):

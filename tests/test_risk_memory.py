@@ -7,6 +7,9 @@ above it. Both paths, compiled and as plain Python, must give the rows of
 :func:`~microagg._risk_kernels.distinct_keys`, numbered in order of first appearance (what
 ``release_rows`` always returned); on a practitioner's file (n = 100,000, k = 3: 33,334
 clusters per attribute group, a 26 GB table before) it must run in a few MB.
+
+The DLD search without numba (:func:`~microagg._risk_kernels._dld_kdtree`) on such a file
+must not fall back on every record against every row (time ``n x m``).
 """
 
 from __future__ import annotations
@@ -167,3 +170,40 @@ def test_numpy_dld_blocks_stay_small(monkeypatch):
     monkeypatch.setattr(_risk_kernels, "DLD_BLOCK_ENTRIES", 10**9)
     assert np.array_equal(linked, _risk_kernels._dld_numpy(Z, U, mult, own))
     assert np.array_equal(linked, _risk_kernels._dld_numpy(Z, U, mult, own, block=3))
+
+
+def test_dld_without_numba_on_a_large_file(monkeypatch):
+    """A practitioner's file on a plain install (no numba): 100,000 records released as
+    33,333 clusters. The k-d tree search answers without the dense one (every record
+    against every row: about 30 s here), in a few tens of MB, and each record's linked
+    fraction is the dense search's (checked on a sample of records against all rows)."""
+    rng = np.random.default_rng(5)
+    Z = rng.normal(size=(100_000, 4))
+    lab = np.empty(len(Z), np.int64)
+    lab[np.argsort(Z[:, 0], kind="stable")] = np.arange(len(Z)) // 3  # clusters of 3 and 4
+    lab[lab == lab.max()] = lab.max() - 1
+    Q = np.zeros_like(Z)
+    for c in range(Z.shape[1]):
+        Q[:, c] = (np.bincount(lab, Z[:, c]) / np.bincount(lab))[lab]
+    U, mult, own = _risk_kernels.distinct_rows(Q)
+    assert U.shape[0] == 33_333
+
+    def dense(*args, **kwargs):
+        raise AssertionError("the dense search ran")
+
+    monkeypatch.setattr(_risk_kernels, "HAVE_NUMBA", False)
+    monkeypatch.setattr(_risk_kernels, "_dld_numpy", dense)
+    tracemalloc.start()
+    try:
+        linked = _risk_kernels._dld_kdtree(Z, U, mult, own)
+        dld = _risk_kernels.dld_standardized(Z, Q)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    monkeypatch.undo()
+    assert peak < 96 << 20, f"peak {peak / 2**20:.0f} MiB"
+    assert dld == pytest.approx(100 * linked.sum() / len(Z), abs=1e-9)
+    sample = rng.choice(len(Z), 2_000, replace=False)
+    assert np.array_equal(linked[sample],
+                          _risk_kernels._dld_numpy(Z[sample], U, mult, own[sample]))
+    assert 0 < linked.sum() < len(Z)

@@ -29,7 +29,13 @@ import numpy as np
 from _against import HERE, old_checkout, run_with  # this folder (run as a script)
 
 import microagg
-from microagg._risk_kernels import _dld_numpy, distinct_rows, dld_standardized, principal_axes
+from microagg._risk_kernels import (
+    _dld_kdtree,
+    _dld_numpy,
+    distinct_rows,
+    dld_standardized,
+    principal_axes,
+)
 from microagg.reproductions import gomm_data
 
 
@@ -73,7 +79,7 @@ def releases(Z: np.ndarray, k: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
 def bench_kernels() -> None:
     print("DLD on one release (CPU ms, best of 5)")
     print(f"{'data':16s} {'release':11s} {'n x n numpy':>12s} {'blocked numpy':>14s} "
-          f"{'kernel':>8s} {'ratio':>7s}  DLD %")
+          f"{'k-d tree':>9s} {'kernel':>8s} {'ratio':>7s}  DLD %")
     for name in ("census", "water-treatment"):
         Z = microagg.standardize(gomm_data(name).to_numpy())
         axes = principal_axes(Z)
@@ -85,10 +91,11 @@ def bench_kernels() -> None:
             t_naive = best_of(lambda Z=Z, Q=Q: naive_dld(Z, Q))
             t_block = best_of(lambda Z=Z, U=U, mult=mult, own=own: _dld_numpy(Z, U, mult,
                                                                                     own))
+            t_tree = best_of(lambda Z=Z, U=U, mult=mult, own=own: _dld_kdtree(Z, U, mult, own))
             t_fast = best_of(lambda Z=Z, Q=Q, keys=keys, W=axes: dld_standardized(
                 Z, Q, keys, W))
             print(f"{name:16s} {rel:11s} {1e3 * t_naive:12.2f} {1e3 * t_block:14.2f} "
-                  f"{1e3 * t_fast:8.2f} {t_naive / t_fast:6.1f}x  {fast:6.2f}")
+                  f"{1e3 * t_tree:9.2f} {1e3 * t_fast:8.2f} {t_naive / t_fast:6.1f}x  {fast:6.2f}")
     print()
     print()
 

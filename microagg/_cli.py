@@ -89,10 +89,10 @@ def _info(_: argparse.Namespace) -> int:
     import numpy as np
 
     from . import _datafiles
-    from ._jit import HAVE_NUMBA
+    from ._jit import numba_status
 
     print(f"microagg {__version__}  numpy {np.__version__}  pandas {pd.__version__}")
-    print(f"numba acceleration: {'on' if HAVE_NUMBA else 'off (plain Python/numpy)'}")
+    print(f"numba acceleration: {numba_status()}")
     print(f"data folder: {_datafiles.data_dir()}")
     print(f"download cache: {_datafiles.cache_dir()}")
     print("data files (SHA-256 checked now):")

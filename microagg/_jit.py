@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import os
 import sys
 from collections.abc import Callable
@@ -25,7 +26,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__all__ = ["njit", "HAVE_NUMBA", "numba_enabled"]
+__all__ = ["njit", "HAVE_NUMBA", "numba_enabled", "numba_status"]
 
 _numba: ModuleType | None
 try:  # pragma: no cover - depends on the environment
@@ -103,3 +104,27 @@ def numba_enabled() -> bool:
     True
     """
     return HAVE_NUMBA
+
+
+def _numba_installed() -> bool:
+    return importlib.util.find_spec("numba") is not None
+
+
+def numba_status() -> str:
+    """``"on"``, or ``"off: "`` and why, with what turns it on (``microagg info`` prints it).
+
+    Examples
+    --------
+    >>> numba_status() == "on" or numba_status().startswith("off: ")
+    True
+    """
+    if HAVE_NUMBA:
+        return "on"
+    for name in ("MICROAGG_DISABLE_NUMBA", "NUMBA_DISABLE_JIT"):
+        if os.environ.get(name) == "1":
+            return f"off: switched off by {name}=1 (plain Python/numpy, same results)"
+    if not _numba_installed():
+        return ("off: numba is not installed (plain Python/numpy, same results); "
+                "pip install \"microagg[fast]\" compiles the loops, often 50 times faster "
+                "or more")
+    return "off: numba is installed but could not be imported (plain Python/numpy)"

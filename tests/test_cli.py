@@ -35,6 +35,24 @@ def test_info_and_data(tmp_path, capsys):
     assert "CASCrefmicrodata.rda is in neither" in capsys.readouterr().err
 
 
+def test_info_says_why_numba_is_off(monkeypatch, capsys):
+    """A plain install is told how to turn the compiled loops on; a switched-off one, which
+    switch did it."""
+    from microagg import _jit
+
+    monkeypatch.setattr(_jit, "HAVE_NUMBA", False)
+    monkeypatch.setenv("MICROAGG_DISABLE_NUMBA", "1")
+    assert main(["info"]) == 0
+    assert "numba acceleration: off: switched off by MICROAGG_DISABLE_NUMBA=1" in (
+        capsys.readouterr().out)
+    monkeypatch.delenv("MICROAGG_DISABLE_NUMBA")
+    monkeypatch.delenv("NUMBA_DISABLE_JIT", raising=False)
+    monkeypatch.setattr(_jit, "_numba_installed", lambda: False)
+    assert main(["info"]) == 0
+    out = capsys.readouterr().out
+    assert "off: numba is not installed" in out and 'pip install "microagg[fast]"' in out
+
+
 def test_unknown_command_exits():
     with pytest.raises(SystemExit):
         main(["frobnicate"])

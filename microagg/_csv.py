@@ -5,7 +5,11 @@ Two rules hold for every CSV read here, whole or in batches:
 * a row with more fields than the header is an error naming its line (pandas would
   otherwise take a first such row's first field as the row index and drop it, or cut
   the extra fields);
-* a file that is not a CSV table with a header row is an error naming the file.
+* a file that is not a CSV table with a header row is an error naming the file;
+* a header that names a column twice is an error naming it
+  (:func:`microagg._release.check_names`, as for a DataFrame or a Parquet file): pandas
+  would rename the second ``age`` to ``age.1``, and the release would carry a header
+  its input did not have.
 
 :func:`read_text_csv` also reads every value as the text it is (nothing made missing,
 no booleans), so that kept columns are released exactly as read.
@@ -24,6 +28,8 @@ from typing import Any
 
 import pandas as pd
 
+from ._release import check_names
+
 __all__ = ["read_csv", "read_text_csv", "csv_error"]
 
 #: How a CSV is read as text: every value a string, nothing made missing.
@@ -33,21 +39,23 @@ _AS_TEXT = {"dtype": str, "keep_default_na": False, "na_filter": False}
 def read_csv(source: Any, name: str, **options: Any) -> pd.DataFrame:
     """``pd.read_csv(source, **options)``; a file that is not a CSV table with a header
     row is an error naming ``name``, and so is a row with more fields than the header
-    (naming its line)."""
+    (naming its line) and a name the header repeats (:func:`_header`)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            return pd.read_csv(source, index_col=False, **options)
+            raw = pd.read_csv(source, header=None, index_col=False, **options)
     except pd.errors.ParserWarning:
         raise ValueError(_long_row(source, name)) from None
     except (ValueError, pd.errors.ParserError) as err:
         raise ValueError(csv_error(err, name)) from None
+    return _rows(raw.iloc[1:], _header(raw, name), 0)
 
 
 def read_text_csv(source: Any, name: str | None = None, *, chunksize: int | None = None
                   ) -> Any:
     """The CSV table ``source`` with every value read as the text it is; with
-    ``chunksize``, an iterator of tables of that many rows (checked as they are read)."""
+    ``chunksize``, an iterator of tables of up to that many rows (checked as they are
+    read)."""
     shown = name or str(source)
     if chunksize is None:
         return read_csv(source, shown, **_AS_TEXT)
@@ -58,20 +66,45 @@ def _text_chunks(source: Any, name: str, chunksize: int) -> Iterator[pd.DataFram
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            reader = pd.read_csv(source, index_col=False, chunksize=chunksize, **_AS_TEXT)
+            reader = pd.read_csv(source, header=None, index_col=False, chunksize=chunksize,
+                                 **_AS_TEXT)
             chunks = iter(reader)
+            first = next(chunks)  # (an empty file raises when the reader is made)
+            columns = _header(first, name)
+            chunk, done = first.iloc[1:], 0
             while True:
+                with warnings.catch_warnings():  # the caller's code runs unfiltered
+                    warnings.simplefilter("default", pd.errors.ParserWarning)
+                    yield _rows(chunk, columns, done)
+                done += len(chunk)
                 try:
                     chunk = next(chunks)
                 except StopIteration:
                     return
-                with warnings.catch_warnings():  # the caller's code runs unfiltered
-                    warnings.simplefilter("default", pd.errors.ParserWarning)
-                    yield chunk
     except pd.errors.ParserWarning:
         raise ValueError(_long_row(source, name)) from None
     except (ValueError, pd.errors.ParserError) as err:
         raise ValueError(csv_error(err, name)) from None
+
+
+def _header(raw: pd.DataFrame, name: str) -> list[str]:
+    """The column names of a table read with its header row as row 0 (so that pandas does
+    not rename a repeated ``age`` to ``age.1``): as pandas names them (an empty name is
+    ``Unnamed: <position>``), none repeated (:func:`microagg._release.check_names`)."""
+    columns = [cell if cell else f"Unnamed: {i}" for i, cell in enumerate(raw.iloc[0])]
+    try:
+        check_names(columns)
+    except ValueError as err:
+        raise ValueError(f"{name}: {err}") from None
+    return columns
+
+
+def _rows(rows: pd.DataFrame, columns: list[str], start: int) -> pd.DataFrame:
+    """``rows`` named ``columns`` and numbered from ``start`` (as pandas numbers them), in
+    place: the values are not copied."""
+    rows.columns = pd.Index(columns)
+    rows.index = pd.RangeIndex(start, start + len(rows))
+    return rows
 
 
 def csv_error(err: Exception, name: str) -> str:

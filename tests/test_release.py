@@ -216,6 +216,26 @@ def test_parquet_with_duplicate_names(tmp_path, capsys, extra):
     assert "duplicate column names ['x']" in one_line_error(rc, err)
 
 
+@pytest.mark.parametrize("extra", [[], STRATA])
+@pytest.mark.parametrize("suffix", [".csv", ".csv.gz"])
+def test_csv_with_duplicate_names(tmp_path, capsys, extra, suffix):
+    """pandas would read the second ``x`` as ``x.1``: the release would carry a header its
+    input did not have. As for a Parquet file or a DataFrame, the repeat is refused by name,
+    and so is it by the audit; empty names stay pandas' ``Unnamed: ...``."""
+    src = tmp_path / f"in{suffix}"
+    _numbers(30).rename(columns={"y": "x"}).to_csv(src, index=False)
+    out = tmp_path / "out.csv"
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, *extra], capsys)
+    assert f"{src}: the table has duplicate column names ['x']" in one_line_error(rc, err)
+    assert not out.exists()
+    rc, _, err = run(["audit", src, src, "-k", "3"], capsys)
+    assert "duplicate column names ['x']" in one_line_error(rc, err)
+    unnamed = tmp_path / "unnamed.csv"
+    _numbers(30).rename(columns={"x": "", "y": ""}).to_csv(unnamed, index=False)
+    rc, _, err = run(["protect", unnamed, "-k", "3", "-o", tmp_path / "u.csv", *extra], capsys)
+    assert rc == 0, err
+
+
 @pytest.mark.parametrize("name", ["__microagg_row__", "__microagg_pos__", "__microagg_unit__"])
 @pytest.mark.parametrize("extra", [[], STRATA])
 def test_reserved_column_names(tmp_path, capsys, name, extra):

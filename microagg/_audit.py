@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 
 from ._csv import read_text_csv
-from ._release import DECORATION, Roles, check_names, profile_batches
-from ._validate import check_count, column_labels
+from ._release import DECORATION, Roles, check_names, check_release_k, profile_batches
+from ._validate import column_labels
 
 __all__ = ["ReleaseAudit", "audit", "table_batches", "check_release"]
 
@@ -114,7 +114,7 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
         The input and the release: tables, or CSV (compared as text) or Parquet files,
         read batch by batch; rows may be in any order.
     k : int
-        The promised minimum group size.
+        The promised minimum group size, at least 2.
     strata, columns, keep : column label or list, optional
         Strata columns (their released values may be recoded); the protected columns
         (default: every input column that looks numeric, except strata and kept ones);
@@ -137,7 +137,7 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
     >>> bad.passed, bad.failures[0].split(":")[0]
     (False, 'k-anonymity')
     """
-    k = check_count(k, "k", 1)
+    k = check_release_k(k)
     fin, fout = formats
     names, profiles = profile_batches(table_batches(original, fin),
                                       text_numbers=not isinstance(original, pd.DataFrame))

@@ -59,7 +59,7 @@ from ._cli_strata import (
 from ._entry import SIGNALS, interrupted
 from ._methods import METHODS
 from ._protect import microaggregate
-from ._release import decide_roles, profile_frame, protectable
+from ._release import check_release_k, decide_roles, profile_frame, protectable
 from ._stream import file_format
 from .reproductions._entries import ENTRIES
 
@@ -123,6 +123,7 @@ def _data(args: argparse.Namespace) -> int:
 
 
 def _protect(args: argparse.Namespace) -> int:
+    check_release_k(args.k)  # before the input is read
     source = input_file(args.input)
     out = output_target(args.output, source, args.force)
     fmts = formats(args, source, out)
@@ -153,6 +154,7 @@ def _protect(args: argparse.Namespace) -> int:
 def _audit(args: argparse.Namespace) -> int:
     from ._audit import audit
 
+    check_release_k(args.k)
     files = [input_file(args.original), input_file(args.released)]
     fmts = (file_format(files[0], args.format), file_format(files[1], args.format))
     result = audit(files[0], files[1], args.k, strata=list_arg(args.strata, "--strata"),
@@ -304,7 +306,7 @@ def _protect_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                        "129).")
     m.add_argument("input", help="CSV file with a header row (.csv.gz etc. decompressed), a "
                    "Parquet file, or - for standard input (not with --strata)")
-    m.add_argument("-k", type=int, required=True, help="minimum group size")
+    m.add_argument("-k", type=int, required=True, help="minimum group size (at least 2)")
     m.add_argument("-o", "--output",
                    help="output CSV or Parquet file (default, or -: CSV on standard output); "
                    "never the input file; a name ending in .gz, .bz2, .xz or .zst is "

@@ -30,7 +30,7 @@ import pandas as pd
 
 from ._core import aggregate, group_sizes, loss_summary, zscores
 from ._methods import get_method
-from ._release import Roles, decide_roles, profile_frame
+from ._release import Roles, check_release_k, decide_roles, profile_frame
 from ._strata import check_policy, describe_key, recode_merged, strata_list, stratified
 from ._validate import as_matrix, check_k
 
@@ -121,7 +121,8 @@ def microaggregate(df: pd.DataFrame, k: int, *, method: str = "mdav", columns: A
     df : pandas.DataFrame
         The microdata, one row per respondent; unique column names.
     k : int
-        Minimum group size: each released combination is shared by ``k`` rows or more.
+        Minimum group size: each released combination is shared by ``k`` rows or more;
+        at least 2 (at ``k = 1`` each record would be released as it is).
     method : str, default "mdav"
         A registered method (:func:`microagg.list_methods`).
     columns : column label or sequence of column labels, optional
@@ -160,7 +161,8 @@ def microaggregate(df: pd.DataFrame, k: int, *, method: str = "mdav", columns: A
     TypeError
         If a chosen column is not numeric, or ``method`` is not a string.
     ValueError
-        On NaN/inf, an unknown method, option or column, ``k`` outside ``1..n``, a
+        On NaN/inf, an unknown method, option or column, ``k`` outside ``2..n`` (at
+        ``k = 1`` every record would be released as it is), a
         constant column (if standardising), duplicate or reserved names, a column that
         looks numeric but is neither protected nor kept; an unknown, protected or
         incomplete strata column, a stratum under ``k`` with ``"error"``.
@@ -195,6 +197,7 @@ def _protect_table(df: Any, k: Any, *, method: Any, columns: Any, standardize: b
     """:func:`microaggregate`'s work, once its arguments are named."""
     spec, roles = check_call(df, method, columns, params, strata, keep=keep,
                              keep_rest=keep_rest)
+    k = check_release_k(k)
     columns, notes = roles.protect, list(roles.notes)
     strata = roles.strata or None
     X = as_matrix(df[columns], name="the chosen columns")

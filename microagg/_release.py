@@ -33,8 +33,11 @@ import pandas as pd
 
 __all__ = ["RESERVED", "ColumnProfile", "Roles", "profile_frame",
            "combine_profiles", "profile_batches", "decide_roles", "check_names",
-           "numeric_text", "protectable"]
+           "numeric_text", "protectable", "RELEASE_MIN_K", "check_release_k"]
 
+#: The smallest ``k`` of a release: at ``k = 1`` every record is a group of its own and its
+#: protected values would be released as they are.
+RELEASE_MIN_K = 2
 #: Column names the engines use internally; an input column with one of them is an error.
 RESERVED = ("__microagg_row__", "__microagg_pos__", "__microagg_unit__", "__microagg_index__")
 #: Characters that make a number text: thousands separators, currency, percent, blanks.
@@ -257,6 +260,29 @@ class Roles:
     passed: list[Any]
     notes: list[str] = field(default_factory=list)
     keep_rest: bool = False
+
+
+def check_release_k(k: Any) -> int:
+    """``k`` of a release, checked before any data is read: an integer of at least
+    :data:`RELEASE_MIN_K` (the upper bound, the number of records, is checked once they
+    are counted). The heuristics themselves (``microagg.mdav(X, 1)``) accept ``k = 1``.
+
+    Examples
+    --------
+    >>> check_release_k(3)
+    3
+    >>> check_release_k(1)
+    Traceback (most recent call last):
+    ...
+    ValueError: k=1 releases each record as it is (a group of one): a release needs k >= 2
+    """
+    from ._validate import check_count
+
+    k = check_count(k, "k", 1)
+    if k < RELEASE_MIN_K:
+        raise ValueError(f"k={k} releases each record as it is (a group of one): a release "
+                         f"needs k >= {RELEASE_MIN_K}")
+    return k
 
 
 def check_names(names: Sequence[Any]) -> None:

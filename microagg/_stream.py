@@ -65,7 +65,7 @@ import pandas as pd
 
 from ._csv import csv_error, read_text_csv
 from ._methods import get_method
-from ._release import check_names, profile_batches
+from ._release import check_names, check_release_k, profile_batches
 from ._strata import (
     combine_moments,
     describe_key,
@@ -475,6 +475,7 @@ def protect_stream(source: Path, fmt: str, target: Any, out_fmt: str,
     ``workdir``: the private folder the spill and unit files go to (the caller removes
     it); by default a temporary folder removed at the end.
     """
+    check_release_k(settings.k)
     pa = require_pyarrow("protecting a file by strata")
     folder = (nullcontext(str(workdir)) if workdir is not None
               else tempfile.TemporaryDirectory(prefix=".microagg-"))

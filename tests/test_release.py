@@ -7,6 +7,7 @@ Each test reproduces a failure measured in the issue (written before the fix).
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -245,6 +246,35 @@ def test_reserved_column_names(tmp_path, capsys, name, extra):
     assert f"['{name}'] have names microagg uses internally" in one_line_error(rc, err)
     with pytest.raises(ValueError, match="uses internally"):
         ma.microaggregate(_numbers(30).assign(**{name: "t"}), 3, strata="s")
+
+
+@pytest.mark.parametrize("k", [1, np.int64(1)])
+def test_k_of_one_releases_nothing_in_any_path(tmp_path, capsys, k):
+    """At k = 1 each record is a group of its own: the protected columns would be released
+    as they are. Every release path refuses it before reading the input (the CLI with an
+    input file that does not exist: the k error comes first), and so does the audit."""
+    df = _numbers(30)
+    needle = "k=1 releases each record as it is (a group of one): a release needs k >= 2"
+    with pytest.raises(ValueError, match=re.escape(needle)):
+        ma.microaggregate(df, k)
+    with pytest.raises(ValueError, match=re.escape(needle)):
+        ma.microaggregate(df, k, strata="s")
+    with pytest.raises(ValueError, match=re.escape(needle)):
+        ma.audit(df, df, k)
+    missing = tmp_path / "missing.csv"
+    out = tmp_path / "out.csv"
+    for extra in ([], STRATA):
+        rc, _, err = run(["protect", missing, "-k", "1", "-o", out, *extra], capsys)
+        assert needle in one_line_error(rc, err)
+    rc, _, err = run(["audit", missing, missing, "-k", "1"], capsys)
+    assert needle in one_line_error(rc, err)
+    assert not out.exists()
+    assert ma.microaggregate(df, 2)["x"].nunique() < len(df)  # k = 2: groups of two or more
+    dd = pytest.importorskip("dask.dataframe")
+    import microagg.dask
+
+    with pytest.raises(ValueError, match=re.escape(needle)):
+        microagg.dask.microaggregate(dd.from_pandas(df, npartitions=2), k, strata="s")
 
 
 def test_strata_given_as_values_or_none():

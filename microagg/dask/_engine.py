@@ -31,7 +31,7 @@ import pandas as pd
 
 from .._methods import get_method
 from .._protect import check_call
-from .._release import Roles, check_names, combine_profiles, profile_frame
+from .._release import Roles, check_names, check_release_k, combine_profiles, profile_frame
 from .._strata import (
     check_policy,
     combine_moments,
@@ -65,7 +65,7 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
     ddf : dask.dataframe.DataFrame
         The microdata, one row per respondent (unique index labels identify the rows).
     k : int
-        Minimum group size within each stratum.
+        Minimum group size within each stratum, at least 2 (:func:`microagg.microaggregate`).
     strata : column label or sequence of column labels
         Each combination of their values is protected on its own; copied unchanged.
     method : str, default "mdav"
@@ -119,6 +119,8 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
     >>> out.sort_index().equals(microagg.microaggregate(ddf.compute(), 3, strata="region"))
     True
     """
+    _check_frame(ddf)
+    check_release_k(k)
     roles = _roles(ddf, method, columns, params, strata, keep, keep_rest)
     k, plan, units, offsets = _plan(ddf, k, roles.strata, roles.protect,
                                     check_policy(small_strata), standardize)

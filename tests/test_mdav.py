@@ -364,3 +364,21 @@ def test_microaggregate_errors():
         ma.microaggregate(df, 2, columns=["a", "c"])
     with pytest.raises(TypeError, match="DataFrame"):
         ma.microaggregate(np.zeros((4, 2)), 2)
+
+
+@settings(max_examples=200, deadline=None)
+@given(arrays(np.float64, st.integers(1, 60),
+              elements=st.sampled_from([0.0, 1.0, 2.5, 2.5, 7.0, np.inf])), st.data())
+def test_numpy_engine_kth_smallest_is_argpartitions(d, data):
+    """The numpy engine's m-th smallest distance (by repeated minima for small m, the
+    engine's hot spot) is ``np.argpartition``'s, repeats and dead (inf) entries included,
+    and leaves the distances as they were."""
+    from microagg._mdav import vector
+
+    m = data.draw(st.integers(1, d.size))
+    few = data.draw(st.sampled_from([0, 3, vector._FEW_MINIMA]))
+    before = d.copy()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(vector, "_FEW_MINIMA", few)
+        assert vector._kth_smallest(d, m) == d[np.argpartition(d, m - 1)[m - 1]]
+    assert np.array_equal(d, before)

@@ -35,6 +35,29 @@ def _nearest(d: np.ndarray, m: int) -> np.ndarray:
     return chosen[np.argsort(d[chosen], kind="stable")]
 
 
+#: Up to this many entries below the m-th smallest, :func:`_kth_smallest` finds it by
+#: repeated minima (one fast pass each) instead of ``np.argpartition``, whose selection
+#: costs about as much as 25-50 such passes (30,000 entries: 300 us against 6 us).
+_FEW_MINIMA = 16
+
+
+def _kth_smallest(d: np.ndarray, m: int) -> float:
+    """The ``m``-th smallest entry of ``d`` (``1 <= m <= d.size``), repeats counted: the
+    value ``d[np.argpartition(d, m - 1)[m - 1]]``. ``d`` is modified meanwhile and
+    restored before returning."""
+    if m - 1 > _FEW_MINIMA:
+        return float(d[np.argpartition(d, m - 1)[m - 1]])
+    taken = np.empty(m - 1, dtype=np.int64)
+    saved = np.empty(m - 1)
+    for t in range(m - 1):  # set the m - 1 smallest aside, one at a time
+        i = int(d.argmin())
+        taken[t], saved[t] = i, d[i]
+        d[i] = np.inf
+    bound = float(d.min())
+    d[taken[::-1]] = saved[::-1]  # (an entry taken twice was inf both times)
+    return bound
+
+
 class _Pool:
     r"""The records not yet assigned to a group.
 
@@ -130,7 +153,7 @@ class _Pool:
         if m == 1:
             bound = d.min()
         elif m < d.size:
-            bound = d[np.argpartition(d, m - 1)[m - 1]]
+            bound = _kth_smallest(d, m)
         else:
             bound = d.max()
         cand = np.flatnonzero(d <= bound + self.tol(v))

@@ -15,7 +15,9 @@ papers' settings (``tools/reproduction_status.py write`` makes it from a ledger)
 
 from __future__ import annotations
 
+import dataclasses
 import re
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -82,6 +84,39 @@ def test_quick_mode_is_the_only_switch(monkeypatch):
     monkeypatch.setenv("MICROAGG_QUICK", "1")
     assert reproductions.quick_mode()
     assert ENTRIES["genetic-table2"].settings()["iterations"] < 10_000
+
+
+def test_heavy_tables_warn_without_numba_before_running(monkeypatch):
+    """A reader on a plain install (no numba) who runs the GOMM or genetic chapter is told
+    at once that the papers' settings take hours, why numba is off and how to reduce them;
+    light tables, quick mode and numba runs say nothing."""
+    from microagg import _jit
+    from microagg.reproductions import _registry
+
+    ran = []
+
+    def computed(**settings):
+        ran.append(settings)
+        return pd.DataFrame(columns=[*_registry.KEYS, "ours"])
+
+    heavy = dataclasses.replace(ENTRIES["genetic-table2"], compute=computed)
+    light = dataclasses.replace(ENTRIES["ivmdav-table1"], compute=computed)
+    monkeypatch.delenv("MICROAGG_QUICK", raising=False)
+    monkeypatch.delenv(_registry.CACHE_ENV, raising=False)
+    monkeypatch.setattr(_registry, "numba_enabled", lambda: False)
+    monkeypatch.setattr(_jit, "HAVE_NUMBA", False)
+    monkeypatch.setenv("MICROAGG_DISABLE_NUMBA", "1")
+    with pytest.warns(RuntimeWarning, match=r"genetic-table2 at the papers' settings takes "
+                      r"hours.*MICROAGG_QUICK=1\. Why numba is off: switched off by "
+                      r"MICROAGG_DISABLE_NUMBA=1"):
+        _registry.run_entry(heavy, progress=False)
+    assert ran[-1]["iterations"] == 10_000  # it still runs, at the papers' settings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _registry.run_entry(heavy, quick=True, progress=False)
+        _registry.run_entry(light, progress=False)
+        monkeypatch.setattr(_registry, "numba_enabled", lambda: True)
+        _registry.run_entry(heavy, progress=False)
 
 
 @pytest.mark.parametrize("name", QUICK_TABLES)

@@ -120,7 +120,7 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
     True
     """
     _check_frame(ddf)
-    check_release_k(k)
+    check_release_k(k)  # (both before the pass over the data)
     roles = _roles(ddf, method, columns, params, strata, keep, keep_rest)
     k, plan, units, offsets = _plan(ddf, k, roles.strata, roles.protect,
                                     check_policy(small_strata), standardize)
@@ -131,7 +131,6 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
 def _roles(ddf: Any, method: Any, columns: Any, params: dict[str, Any], strata: Any,
            keep: Any, keep_rest: bool) -> Roles:
     """The columns' roles, on the whole frame: its metadata and every partition's profile."""
-    _check_frame(ddf)
     check_names(list(ddf.columns))
     strata = strata_list(strata, list(ddf.columns))
     profiles = combine_profiles(dask.compute(

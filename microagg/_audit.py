@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ._csv import read_text_csv
-from ._release import DECORATION, Roles, check_names, check_release_k, profile_batches
+from ._release import Roles, check_names, check_release_k, profile_batches, text_numbers
 from ._validate import column_labels
 
 __all__ = ["ReleaseAudit", "audit", "table_batches", "check_release"]
@@ -223,8 +223,7 @@ def _hashes(col: pd.Series) -> tuple[int, int | None, int]:
     if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
         nums = col.to_numpy(dtype=float)
     else:
-        nums = pd.to_numeric(text.str.replace(DECORATION, "", regex=True), errors="coerce")
-        nums = nums.to_numpy(dtype=float)
+        nums = text_numbers(text)
     if np.isnan(nums).any():
         h_num = None
     else:

@@ -14,6 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from cli_helpers import one_line_error, run
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import microagg as ma
 
@@ -191,6 +193,30 @@ def test_merged_strata_are_k_anonymous_in_every_path(tmp_path, capsys):
         assert "its rows are released as s='big'" in err
         res = pd.read_csv(res_path)
         assert res.groupby(["s", "x", "y"]).size().min() >= 3
+
+
+_PIECES = st.sampled_from([*"0123456789", " ", ",", "$", "\u20ac", "%", "_", "'", ".", "e",
+                           "-", "+", "x", "[", "]", "\t", "\u00a0", "nan", "inf", "1e400",
+                           "99999999999999999999"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(_PIECES, max_size=8).map("".join), min_size=1, max_size=30),
+       st.sampled_from([str, object]))
+def test_numbers_in_text_are_read_as_the_definition_reads_them(values, dtype):
+    """The profile and the audit read a value as a number once the decoration is removed;
+    they skip the (slow) removal for values that already read as numbers. That shortcut
+    must change nothing: the definition, applied to every value, gives the same answers."""
+    from microagg._release import DECORATION, LISTED, numeric_text, text_numbers
+
+    text = pd.Series(values, dtype=dtype)
+    cleaned = pd.to_numeric(text.str.replace(DECORATION, "", regex=True), errors="coerce")
+    plain = pd.to_numeric(text, errors="coerce").notna().to_numpy()
+    listed = text.str.match(LISTED).to_numpy(dtype=bool)
+    got_plain, got_numbers = numeric_text(text)
+    assert np.array_equal(got_plain, plain)
+    assert np.array_equal(got_numbers, cleaned.notna().to_numpy() | plain | listed)
+    assert np.array_equal(text_numbers(text), cleaned.to_numpy(dtype=float), equal_nan=True)
 
 
 # -- clear errors ----------------------------------------------------------------------------

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ._csv import read_text_csv
-from ._release import Roles, check_names, check_release_k, profile_batches, text_numbers
+from ._release import Roles, check_names, check_release_k, decorated_numbers, profile_batches
 from ._validate import column_labels
 
 __all__ = ["ReleaseAudit", "audit", "table_batches", "check_release"]
@@ -223,7 +223,7 @@ def _hashes(col: pd.Series) -> tuple[int, int | None, int]:
     if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
         nums = col.to_numpy(dtype=float)
     else:
-        nums = text_numbers(text)
+        nums = decorated_numbers(text)
     if np.isnan(nums).any():
         h_num = None
     else:

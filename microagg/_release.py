@@ -33,7 +33,7 @@ import pandas as pd
 
 __all__ = ["RESERVED", "ColumnProfile", "Roles", "profile_frame",
            "combine_profiles", "profile_batches", "decide_roles", "check_names",
-           "numeric_text", "text_numbers", "protectable", "RELEASE_MIN_K", "check_release_k"]
+           "numeric_text", "decorated_numbers", "protectable", "RELEASE_MIN_K", "check_release_k"]
 
 #: The smallest ``k`` of a release: at ``k = 1`` every record is a group of its own and its
 #: protected values would be released as they are.
@@ -134,7 +134,7 @@ def numeric_text(text: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return plain, numbers
 
 
-def text_numbers(text: pd.Series) -> np.ndarray:
+def decorated_numbers(text: pd.Series) -> np.ndarray:
     """Each value of a column of text as a number once thousands separators, currency and
     percent signs are removed (NaN where it is none).
 

@@ -207,7 +207,7 @@ def test_numbers_in_text_are_read_as_the_definition_reads_them(values, dtype):
     """The profile and the audit read a value as a number once the decoration is removed;
     they skip the (slow) removal for values that already read as numbers. That shortcut
     must change nothing: the definition, applied to every value, gives the same answers."""
-    from microagg._release import DECORATION, LISTED, numeric_text, text_numbers
+    from microagg._release import DECORATION, LISTED, decorated_numbers, numeric_text
 
     text = pd.Series(values, dtype=dtype)
     cleaned = pd.to_numeric(text.str.replace(DECORATION, "", regex=True), errors="coerce")
@@ -216,7 +216,7 @@ def test_numbers_in_text_are_read_as_the_definition_reads_them(values, dtype):
     got_plain, got_numbers = numeric_text(text)
     assert np.array_equal(got_plain, plain)
     assert np.array_equal(got_numbers, cleaned.notna().to_numpy() | plain | listed)
-    assert np.array_equal(text_numbers(text), cleaned.to_numpy(dtype=float), equal_nan=True)
+    assert np.array_equal(decorated_numbers(text), cleaned.to_numpy(dtype=float), equal_nan=True)
 
 
 # -- clear errors ----------------------------------------------------------------------------

@@ -55,6 +55,7 @@ from ._cli_strata import (
     print_roles,
     protect_by_strata,
     release_options,
+    stages,
 )
 from ._entry import SIGNALS, interrupted
 from ._methods import METHODS
@@ -65,6 +66,8 @@ from .reproductions._entries import ENTRIES
 
 __all__ = ["main"]
 
+#: The stages of ``microagg protect`` in memory, as its progress bar names them.
+_STAGES = ("reading", "checking columns", "microaggregating", "writing", "auditing")
 #: Columns ``microagg reproduce`` prints (the CSV has them all).
 REPRODUCE_COLUMNS = ["dataset", "method", "k", "parameters", "metric", "published", "ours",
                      "rel_diff_pct", "runs", "status"]
@@ -133,16 +136,24 @@ def _protect(args: argparse.Namespace) -> int:
     strata = check_options(args)
     if strata is not None:
         return protect_by_strata(args, source, out, fmts, params, columns, strata, choice)
-    df = read_table(source, fmts[0])
-    profiles = profile_frame(df, na=choice.na, text_numbers=fmts[0] == "csv")
-    roles = decide_roles(list(df.columns), profiles, columns=columns, keep=choice.keep,
-                         keep_rest=choice.keep_rest)
-    protected, info = microaggregate(
-        protectable(df, roles.protect, na=choice.na), args.k, method=args.method,
-        columns=roles.protect, keep=roles.keep or None, keep_rest=choice.keep_rest,
-        standardize=not args.no_standardize, return_info=True, **params)
-    write_table(protected, out, sys.stdout, fmts[1], force=args.force,
-                check=lambda tmp: check_release(df, tmp, args.k, roles, (None, fmts[1])))
+    with stages(args.progress, _STAGES) as step:
+        df = read_table(source, fmts[0])
+        step("checking columns")
+        profiles = profile_frame(df, na=choice.na, text_numbers=fmts[0] == "csv")
+        roles = decide_roles(list(df.columns), profiles, columns=columns, keep=choice.keep,
+                             keep_rest=choice.keep_rest)
+        step(f"microaggregating ({args.method}, k={args.k})")
+        protected, info = microaggregate(
+            protectable(df, roles.protect, na=choice.na), args.k, method=args.method,
+            columns=roles.protect, keep=roles.keep or None, keep_rest=choice.keep_rest,
+            standardize=not args.no_standardize, return_info=True, **params)
+        step("writing")
+
+        def check(tmp: Any) -> None:
+            step("auditing")
+            check_release(df, tmp, args.k, roles, (None, fmts[1]))
+
+        write_table(protected, out, sys.stdout, fmts[1], force=args.force, check=check)
     print_roles(roles, sys.stderr)
     print(f"{args.method}, k={args.k}: {info.n_groups} groups, sizes "
           f"{info.group_sizes.min()}..{info.group_sizes.max()}, "

@@ -55,7 +55,7 @@ from ._stream import (
 )
 
 __all__ = ["add_options", "check_options", "protect_by_strata", "formats",
-           "add_release_options", "release_options", "ReleaseChoice", "print_roles"]
+           "add_release_options", "release_options", "ReleaseChoice", "print_roles", "stages"]
 
 
 @dataclass(frozen=True)
@@ -120,8 +120,9 @@ def add_options(m: argparse.ArgumentParser) -> None:
                    help="protect strata on the workers of a running Dask cluster, e.g. "
                    "tcp://10.0.0.5:8786 (with --strata; needs microagg[dask])")
     g.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="show a progress bar with a stratum counter on stderr (default: "
-                   "on a terminal, for runs longer than a second)")
+                   help="show progress on stderr: the stage of the run (reading, checking "
+                   "the columns, microaggregating, writing, auditing) and, with --strata, a "
+                   "stratum counter (default: on a terminal, for runs longer than a second)")
 
 
 def formats(args: argparse.Namespace, source: Path | None, out: Path | None
@@ -173,7 +174,8 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
         raise ValueError(f"--strata reads its input more than once, so it cannot read "
                          f"{shown}: save the input to a file first, or leave out --strata")
     lean_memory()
-    empty, profiles = profile_file(source, fmts[0], na=choice.na)
+    with stages(args.progress, ("checking columns",)):  # a pass over the whole file
+        empty, profiles = profile_file(source, fmts[0], na=choice.na)
     _, roles = check_call(empty, args.method, columns, params, strata, keep=choice.keep,
                           keep_rest=choice.keep_rest, profiles=profiles)
     settings = StreamSettings(
@@ -187,7 +189,8 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
                                     executor=executor, window=window, remote=remote,
                                     progress=_bars(args.progress), workdir=folder)
         # the release audit, on what was written, before it is named (or copied to stdout)
-        check_release(source, tmp, args.k, roles, fmts)
+        with stages(args.progress, ("auditing",)):
+            check_release(source, tmp, args.k, roles, fmts)
     _report(args, settings, roles, report)
     return 0
 
@@ -295,12 +298,29 @@ def _bars(flag: bool | None) -> Callable[..., Any]:
 
     enabled = flag if flag is not None else sys.stderr.isatty()
 
-    def make(*, total: int | None, desc: str, unit: str) -> Any:
+    def make(*, total: int | None, desc: str, unit: str, **options: Any) -> Any:
         return tqdm(total=total, desc=desc, unit=f" {unit}", file=sys.stderr,
                     disable=not enabled, delay=0 if flag else 1.0, leave=bool(flag),
-                    dynamic_ncols=True)
+                    dynamic_ncols=True, **options)
 
     return make
+
+
+@contextmanager
+def stages(flag: bool | None, names: tuple[str, ...]) -> Iterator[Callable[[str], None]]:
+    """A bar on stderr (shown as :func:`_bars` says) naming the stage a run is in.
+
+    ``step(name)`` starts the next of ``names``. A stage that cannot report its own
+    progress (one compiled call, say) shows at least what runs.
+    """
+    with _bars(flag)(total=len(names), desc=names[0], unit="stage", mininterval=0,
+                     bar_format="{desc}: {n_fmt}/{total_fmt} stages done [{elapsed}]") as bar:
+        def step(name: str) -> None:
+            bar.set_description_str(name, refresh=False)
+            bar.update(1)  # the stage before is over (redrawn at once, after the bar's delay)
+        yield step
+        bar.set_description_str("done", refresh=False)
+        bar.update(1)
 
 
 def _report(args: argparse.Namespace, settings: StreamSettings, roles: Roles,

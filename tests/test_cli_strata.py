@@ -152,9 +152,36 @@ def test_progress_bar_with_a_stratum_counter_on_stderr(tmp_path, capsys):
                         tmp_path / "o.parquet"], capsys)
     assert rc == 0 and out == ""
     assert "strata: 100%" in err and "6/6" in err and "stratum/s" in err
+    # the passes before and after the strata: the columns' profile, the audit
+    assert stage_names(err) == ["checking columns", "done", "auditing", "done"]
     rc, _, err = run(["protect", src, "-k", "3", "--strata", "region", "--no-progress", "-o",
                       tmp_path / "p.parquet"], capsys)
-    assert rc == 0 and "strata:" not in err
+    assert rc == 0 and "strata:" not in err and not stage_names(err)
+
+
+def stage_names(err: str) -> list[str]:
+    """The stages a run's progress bars named on stderr, in order, each once."""
+    named = [line.split(":")[0] for line in err.replace("\r", "\n").splitlines()
+             if "stages done" in line]
+    return [name for i, name in enumerate(named) if i == 0 or named[i - 1] != name]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_progress_names_the_stages_of_a_run_in_memory(tmp_path, capsys, fmt):
+    """Without --strata the run is a few long calls: the bar says which one is running."""
+    src = tmp_path / f"in.{fmt}"
+    df = national(300)
+    df.to_csv(src, index=False) if fmt == "csv" else df.to_parquet(src, index=False)
+    rc, out, err = run(["protect", src, "-k", "3", "--progress", *KEEP, "-o",
+                        tmp_path / f"o.{fmt}"], capsys)
+    assert rc == 0 and out == "", err
+    assert stage_names(err) == ["reading", "checking columns", "microaggregating (mdav, k=3)",
+                                "writing", "auditing", "done"]
+    assert "5/5 stages done" in err and "microagg: protected" in err
+    # by default only on a terminal (stderr here is not one), and never with --no-progress
+    for flag in ([], ["--no-progress"]):
+        rc, _, err = run(["protect", src, "-k", "3", *flag, *KEEP, "-o", "-"], capsys)
+        assert rc == 0 and not stage_names(err) and "stages" not in err
 
 
 def test_csv_strata_to_stdout_keeps_other_columns_as_text(tmp_path, capsys):

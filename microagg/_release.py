@@ -358,6 +358,11 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
             raise _nothing_to_protect(names, prof)
     else:
         protect = named
+        for c in protect:
+            p = prof[c]
+            if p.kind == "text" and p.rows - p.missing > p.plain:  # values not plain numbers
+                raise ValueError(_not_numbers(c, p.rows - p.missing - p.numbers,
+                                              p.numbers - p.plain, p.samples))
     passed = []
     refused = []
     for c in rest:
@@ -431,10 +436,31 @@ def protectable(frame: pd.DataFrame, columns: Sequence[Any], *, na: Sequence[str
             values = pd.to_numeric(text.where(~text.isin(missing)), errors="coerce")
             bad = np.flatnonzero(values.isna().to_numpy() & ~text.isin(missing).to_numpy())
             if bad.size:
-                rows = ", ".join(str(i + 1) for i in bad[:SHOWN])
-                raise ValueError(f"column {c!r} is to be protected but holds text that is not "
-                                 f"a number in {bad.size} rows (first at data rows {rows}, e.g. "
-                                 f"{text.iloc[bad[0]]!r}): declare missing-value text with "
-                                 "--na, or fix those values")
+                odd = text.iloc[bad]
+                texts = int(np.isnan(decorated_numbers(odd)).sum())
+                raise ValueError(_not_numbers(c, texts, bad.size - texts,
+                                              list(dict.fromkeys(odd.iloc[:50])), bad))
             out[c] = values.astype(float)
     return out
+
+
+def _not_numbers(column: Any, texts: int, decorated: int, examples: Sequence[Any],
+                 rows: Sequence[int] = ()) -> str:
+    """The error for a column to protect with ``texts`` values that are no numbers and
+    ``decorated`` numbers written with separators or signs (``rows``: 0-based data rows of
+    the first offending values, when known). Decorated numbers are not guessed at."""
+    shown = [", ".join(map(repr, examples[:3]))] if len(examples) else []
+    shown += [f"first at data rows {', '.join(str(i + 1) for i in rows[:SHOWN])}"] if len(rows) \
+        else []
+    problems = []
+    if texts:
+        problems.append(f"{texts} of them text that is not a number (declare missing-value "
+                        "text with --na on the command line, or fix them)")
+    if decorated:
+        problems.append(f"{decorated} of them numbers written with separators, currency or "
+                        "percent signs, which microagg does not guess at (is '1,234' a "
+                        "thousand or one point two?): write them as plain numbers first "
+                        "(e.g. 52000.5)")
+    return (f"column {column!r} is to be protected but holds values that are not plain numbers"
+            + (f" ({'; '.join(shown)})" if shown else "") + ": " + "; ".join(problems)
+            + f". Or keep the column unchanged on purpose (keep=[...], --keep {column})")

@@ -75,7 +75,7 @@ def as_matrix(X: Any, name: str = "X", *, min_rows: int = 1) -> np.ndarray:
         cols = np.flatnonzero(~np.isfinite(arr).all(axis=0))
         where = [columns[c] for c in cols] if columns is not None else cols.tolist()
         raise ValueError(
-            f"{name} contains NaN or infinite values in {bad_rows.size} row(s) "
+            f"NaN or infinite values in {name}: {bad_rows.size} row(s) "
             f"(first rows {bad_rows[:5].tolist()}, columns {where[:5]}); "
             "drop or impute them before microaggregating"
         )

@@ -112,6 +112,43 @@ def test_dask_task_checks_its_unit_when_it_runs(tmp_path):
         _check_unit(part.assign(x=part["x"].astype(str)), 0, len(part), 3, roles)
 
 
+def _decorated_income(n: int = 200) -> pd.DataFrame:
+    """An income of numbers with separators and currency signs, and one 'refused' late."""
+    df = _numbers(n)
+    df["income"] = [f"${v:,.0f}" for v in np.arange(n) * 1370.0 + 1000]
+    df.loc[150, "income"] = "refused"
+    return df
+
+
+@pytest.mark.parametrize("extra", [[], STRATA, ["--na", "refused"], [*STRATA, "--na", "refused"]])
+def test_protected_text_says_what_it_holds_in_every_path(tmp_path, capsys, monkeypatch, extra):
+    """A column named for protection that holds decorated numbers ('$1,000') is refused with
+    the same message in memory and streamed, decided on the whole file: no guessing whether
+    ',' groups thousands or marks decimals."""
+    monkeypatch.setattr("microagg._stream.BATCH_ROWS", 40)
+    df = _decorated_income()
+    src, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    df.to_csv(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, "--columns", "x,income",
+                      "--keep", "y", *extra], capsys)
+    line = _refused(rc, err, "income")
+    assert "not plain numbers ('$1,000', '$2,370', '$3,740')" in line, line
+    assert "numbers written with separators, currency or percent signs" in line
+    assert ("1 of them text" in line) == ("--na" not in extra), line
+    assert "199 of them numbers" in line  # row 151's 'refused': text, or missing with --na
+    assert _leftovers(tmp_path, "in.csv") == []
+
+
+def test_protected_text_says_what_it_holds_in_the_api():
+    df = _decorated_income()
+    for call in (lambda: ma.microaggregate(df, 3, columns=["x", "income"], keep="y"),
+                 lambda: ma.microaggregate(df, 3, columns=["x", "income"], keep="y",
+                                           strata="s")):
+        with pytest.raises(ValueError, match=r"'income' .*not plain numbers.*1 of them text.*"
+                           r"199 of them numbers written with separators.*--keep income"):
+            call()
+
+
 @pytest.mark.parametrize("kind", ["timedelta", "one third numbers", "list", "struct"])
 def test_numbers_in_disguise_are_refused(kind):
     df = _numbers(30)

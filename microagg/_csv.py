@@ -109,6 +109,10 @@ def _rows(rows: pd.DataFrame, columns: list[str], start: int) -> pd.DataFrame:
 
 def csv_error(err: Exception, name: str) -> str:
     """The message for pandas' error ``err`` reading the CSV file ``name``."""
+    if isinstance(err, UnicodeDecodeError):
+        return (f"{name} is not UTF-8 text (it holds the byte {err.object[err.start]:#04x}, "
+                "which UTF-8 does not allow there): convert it to UTF-8 first, e.g. with "
+                "iconv -f cp1252 -t utf-8, or save it from a spreadsheet as CSV UTF-8")
     text = " ".join(str(err).split())
     found = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", text)
     if found:

@@ -186,7 +186,8 @@ def plan_strata(stats: pd.DataFrame, k: int, policy: str, *, standardize: bool,
     sizes = stats["n"].to_numpy(dtype=np.int64)
     small = np.flatnonzero(sizes < k)
     if small.size and policy == "error":
-        shown = "; ".join(f"{describe_key(strata, keys[i])} ({sizes[i]} records)"
+        shown = "; ".join(f"{describe_key(strata, keys[i])} ({sizes[i]} "
+                          f"record{'s' if sizes[i] != 1 else ''})"
                           for i in small[:10])
         more = f" and {small.size - 10} more" if small.size > 10 else ""
         raise ValueError(f"{small.size} stratum(s) have fewer than k={k} records: {shown}{more}; "

@@ -300,6 +300,33 @@ def test_csv_with_duplicate_names(tmp_path, capsys, extra, suffix):
     assert rc == 0, err
 
 
+@pytest.mark.parametrize("extra", [[], STRATA])
+@pytest.mark.parametrize("suffix", [".csv", ".csv.gz"])
+def test_csv_encodings(tmp_path, capsys, extra, suffix):
+    """A spreadsheet's CSV: UTF-8 with a byte-order mark is read (the mark is not part of
+    the first name), Windows-1252 is refused by name with the fix, in every CSV path."""
+    df = _numbers(30).assign(town=["Malaga", "Cadiz", "Leon"] * 10)
+    bom = tmp_path / f"bom{suffix}"
+    df.to_csv(bom, index=False, encoding="utf-8-sig")
+    out = tmp_path / "out.csv"
+    rc, _, err = run(["protect", bom, "-k", "3", "-o", out, *extra], capsys)
+    assert rc == 0, err
+    assert out.read_text(encoding="utf-8").startswith("s,x,y,town\n")
+    rc, _, err = run(["audit", bom, out, "-k", "3", *extra], capsys)
+    assert rc == 0, err
+    cp1252 = tmp_path / f"cp1252{suffix}"
+    df.assign(town=["M\u00e1laga", "C\u00e1diz", "Le\u00f3n"] * 10).to_csv(
+        cp1252, index=False, encoding="cp1252")
+    runs = [["protect", cp1252, "-k", "3", "-o", tmp_path / "o.csv", *extra],
+            ["audit", cp1252, out, "-k", "3", *extra]]
+    for args in runs:
+        rc, _, err = run(args, capsys)
+        line = one_line_error(rc, err)
+        assert f"{cp1252} is not UTF-8 text (it holds the byte 0xe1" in line, line
+        assert "iconv -f cp1252 -t utf-8" in line
+    assert not (tmp_path / "o.csv").exists()
+
+
 @pytest.mark.parametrize("name", ["__microagg_row__", "__microagg_pos__", "__microagg_unit__"])
 @pytest.mark.parametrize("extra", [[], STRATA])
 def test_reserved_column_names(tmp_path, capsys, name, extra):

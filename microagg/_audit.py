@@ -23,6 +23,7 @@ import pandas as pd
 
 from ._csv import read_text_csv
 from ._release import Roles, check_names, check_release_k, decorated_numbers, profile_batches
+from ._stream import arrow_frame
 from ._validate import column_labels
 
 __all__ = ["ReleaseAudit", "audit", "table_batches", "check_release"]
@@ -84,9 +85,9 @@ def table_batches(table: Any, fmt: str | None = None, rows: int = 65_536
         empty = True
         for batch in reader.iter_batches(batch_size=rows):
             empty = False
-            yield batch.to_pandas(ignore_metadata=True)
+            yield arrow_frame(batch)
         if empty:
-            yield reader.schema_arrow.empty_table().to_pandas(ignore_metadata=True)
+            yield arrow_frame(reader.schema_arrow.empty_table())
         return
     yield from read_text_csv(path, chunksize=rows)
 
@@ -221,7 +222,7 @@ def _hashes(col: pd.Series) -> tuple[int, int | None, int]:
     text = col.astype(str).where(col.notna(), "")
     h_text = int(pd.util.hash_array(text.to_numpy(dtype=object)).sum(dtype=np.uint64))
     if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
-        nums = col.to_numpy(dtype=float)
+        nums = col.to_numpy(dtype=float, na_value=np.nan)  # (nullable integers too)
     else:
         nums = decorated_numbers(text)
     if np.isnan(nums).any():

@@ -178,14 +178,14 @@ def read_table(path: Path | None, fmt: str = "csv") -> pd.DataFrame:
         source = io.BytesIO(data.encode() if isinstance(data, str) else data)
     name = "standard input" if path is None else str(path)
     if fmt == "parquet":
-        from ._stream import require_pyarrow
+        from ._stream import arrow_frame, require_pyarrow
 
         pa = require_pyarrow("reading Parquet")
         try:
             check_names(pa.parquet.read_schema(source).names)
             if path is None:
                 source.seek(0)
-            return pa.parquet.read_table(source).to_pandas(ignore_metadata=True)
+            return arrow_frame(pa.parquet.read_table(source))
         except pa.ArrowException as err:
             raise ValueError(f"cannot read {name} as a Parquet file: {one_line(err)}") from None
     return read_text_csv(source, name)

@@ -111,6 +111,27 @@ def require_pyarrow(why: str) -> Any:
     return pyarrow
 
 
+def arrow_frame(data: Any) -> pd.DataFrame:
+    """An Arrow table or record batch as a DataFrame, as every path of microagg reads one.
+
+    Integer columns become pandas' nullable integers, so that a missing value does not
+    turn a column of whole numbers into floats: ``87`` stays ``87`` (not ``87.0``) in
+    every batch, with or without a missing value in it, and a kept column is released as
+    it was read. Arrow's pandas metadata is ignored (index columns are columns).
+    """
+    return data.to_pandas(ignore_metadata=True, types_mapper=_nullable_integer)
+
+
+def _nullable_integer(kind: Any) -> Any:
+    """pandas' nullable dtype for an Arrow integer type (``None``: Arrow's default)."""
+    pa = require_pyarrow("reading Parquet")
+    if not pa.types.is_integer(kind):
+        return None
+    name = str(kind)  # int8 .. uint64
+    return pd.api.types.pandas_dtype("U" + name[1:].capitalize() if name.startswith("u")
+                                     else name.capitalize())
+
+
 def lean_memory() -> None:
     """Make this process give freed memory straight back to the system.
 
@@ -145,8 +166,8 @@ def profile_file(source: Path, fmt: str, *, na: Sequence[str] = ()
         try:
             reader = _parquet(source)
             check_names(reader.schema_arrow.names)
-            empty = reader.schema_arrow.empty_table().to_pandas(ignore_metadata=True)
-            batches = (b.to_pandas(ignore_metadata=True)
+            empty = arrow_frame(reader.schema_arrow.empty_table())
+            batches = (arrow_frame(b)
                        for b in reader.iter_batches(batch_size=BATCH_ROWS))
             _, profiles = profile_batches(_or_empty(batches, empty), na=na)
         except pa.ArrowException as err:
@@ -220,7 +241,7 @@ def _batches(source: Path, fmt: str, settings: StreamSettings) -> Iterator[tuple
         reader = _parquet(source)
         for group in range(reader.num_row_groups):  # one row group in memory at a time
             for batch in reader.iter_batches(batch_size=BATCH_ROWS, row_groups=[group]):
-                yield batch.select(keep).to_pandas(ignore_metadata=True), batch
+                yield arrow_frame(batch.select(keep)), batch
         return
     names = list(pd.read_csv(source, nrows=0, index_col=False).columns)
     schema = pa.schema([(str(c), pa.float64() if c in set(settings.columns) else pa.string())
@@ -455,8 +476,7 @@ class _Output:
                 self.writer = pq.ParquetWriter(self.target, self.schema)
             self.writer.write_table(table.cast(self.schema))
         else:
-            table.to_pandas(ignore_metadata=True).to_csv(self.target, header=self.first,
-                                                        index=False)
+            arrow_frame(table).to_csv(self.target, header=self.first, index=False)
         self.first = False
 
     def close(self) -> None:

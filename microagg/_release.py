@@ -12,11 +12,11 @@ memory and ``--strata`` streamed, :func:`microagg.dask.microaggregate`), decided
 2. :func:`decide_roles` gives each column a role: *protected* (named, or by default
    every numeric column), a *stratum*, *kept* (named in ``keep``: released exactly as
    read), a *row index* (a first column ``Unnamed: 0`` or counting 0..n-1: kept, with
-   a note) or *passed through* (text that holds no number). A column that is numeric or
-   looks numeric (numbers as text in any share of its rows, timedeltas, nested numbers)
-   and has none of these roles is an error naming it, its first offending rows and the
-   fix; passing such columns through needs the explicit ``keep_rest=True``
-   (``--keep-rest``).
+   a note) or *passed through* (text that holds no number; dates, with a note). A column
+   that is numeric or looks numeric (numbers as text in any share of its rows,
+   timedeltas, nested numbers) and has none of these roles is an error naming it, its
+   first offending rows and the fix; passing such columns through needs the explicit
+   ``keep_rest=True`` (``--keep-rest``).
 
 The release audit, which checks a release against these roles, is in
 :mod:`microagg._audit`.
@@ -44,6 +44,10 @@ RESERVED = ("__microagg_row__", "__microagg_pos__", "__microagg_unit__", "__micr
 DECORATION = r"[\s,$\u20ac\u00a3\u00a5%_']"
 #: Text that is a written list, tuple or mapping holding a number (nested numbers as text).
 LISTED = r"^\s*[\[({].*\d.*[\])}]\s*$"
+#: Text that is a date or a time of day: ISO 8601 (1980-03-01, 1980-03-01T12:30:00Z) or
+#: day, month and year with slashes or dots (01/03/1980, 1.3.80).
+DATED = (r"^\s*(\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.]\d{1,2}[/.]\d{2,4})"
+         r"([ T]\d{1,2}:\d{2}(:\d{2}(\.\d*)?)?)?\s*(Z|[+-]\d{2}:?\d{2})?\s*$")
 #: Offending rows named in an error.
 SHOWN = 5
 
@@ -57,8 +61,9 @@ class ColumnProfile:
     structs or maps holding numbers), ``"empty"`` (no value yet) or ``"text"``.
     ``numbers``: rows holding a number (after removing thousands separators, currency
     and percent signs); ``number_rows``: the first of them (0-based data rows);
-    ``samples``: the first values that are not plain numbers. ``first``, ``last`` and
-    ``steps`` tell whether the column counts 0, 1, ..., n-1.
+    ``samples``: the first values that are not plain numbers; ``dates``: rows of text
+    that are dates (:data:`DATED`). ``first``, ``last`` and ``steps`` tell whether the
+    column counts 0, 1, ..., n-1.
     """
 
     kind: str
@@ -68,6 +73,7 @@ class ColumnProfile:
     plain: int = 0
     number_rows: tuple[int, ...] = ()
     samples: tuple[Any, ...] = ()
+    dates: int = 0
     first: float | None = None
     last: float | None = None
     steps: bool = True
@@ -186,7 +192,8 @@ def profile_frame(frame: pd.DataFrame, *, na: Sequence[str] = (), text_numbers: 
             kind="empty" if not len(text) else "text", rows=rows, missing=miss,
             numbers=int(numbers.sum()), plain=int(plain.sum()),
             number_rows=tuple(int(i) for i in positions[numbers][:SHOWN]),
-            samples=tuple(dict.fromkeys(odd.iloc[:50]))[:3])
+            samples=tuple(dict.fromkeys(odd.iloc[:50]))[:3],
+            dates=int(odd.str.match(DATED).sum()) if len(odd) else 0)
         if text_numbers and len(text) and plain.all():
             values = pd.to_numeric(text).to_numpy(dtype=float)
             profile = replace(profile, kind="number",
@@ -240,7 +247,7 @@ def _combine(a: ColumnProfile, b: ColumnProfile) -> ColumnProfile:
         kind=kind, rows=a.rows + b.rows, missing=a.missing + b.missing,
         numbers=numbers, plain=a.plain + b.plain,
         number_rows=(_number_rows(a) + rows_b)[:SHOWN],
-        samples=tuple(dict.fromkeys(a.samples + b.samples))[:3],
+        samples=tuple(dict.fromkeys(a.samples + b.samples))[:3], dates=a.dates + b.dates,
         first=a.first, last=b.last,
         steps=(a.steps and b.steps and a.last is not None and b.first == a.last + 1))
 
@@ -374,8 +381,18 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
             passed.append(c)
     if refused:
         raise ValueError(_refusal(refused, prof))
+    notes += [_dates_note(c) for c in passed if prof[c].kind == "datetime" or (
+        prof[c].kind == "text" and 0 < prof[c].dates == prof[c].rows - prof[c].missing)]
     return Roles(protect=list(protect), strata=strata, keep=kept, passed=passed, notes=notes,
                  keep_rest=keep_rest)
+
+
+def _dates_note(column: Any) -> str:
+    """The note on a column of dates released unchanged (allowed, but rarely harmless)."""
+    return (f"{column!r} holds dates and is released unchanged: a date (of birth, of an "
+            "event) can identify a person together with other columns; coarsen it first "
+            "(e.g. to the year) or protect it as a number (e.g. days since a date), or name "
+            f"it in keep to release it on purpose (keep=[...], --keep {column})")
 
 
 def _row_index(names: Sequence[Any], prof: dict[Any, ColumnProfile], rest: list[Any]) -> Any:

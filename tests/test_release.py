@@ -243,6 +243,36 @@ def read_any(path: Path) -> pd.DataFrame:
     return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
 
 
+@pytest.mark.parametrize("extra", [[], STRATA])
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_dates_passed_through_get_a_note(tmp_path, capsys, extra, fmt):
+    """Dates are released unchanged (the contract refuses numbers in disguise, not dates),
+    but never silently: a CSV's date text and a Parquet timestamp both get the note."""
+    df = _numbers(30).assign(born=pd.date_range("1960-01-01", periods=30, freq="97D"),
+                             town=["north", "south", "east"] * 10)
+    src = tmp_path / f"in.{fmt}"
+    df.to_csv(src, index=False) if fmt == "csv" else df.to_parquet(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", tmp_path / "o.csv", *extra], capsys)
+    assert rc == 0, err
+    notes = [line for line in err.splitlines() if line.startswith("microagg: note:")]
+    assert len(notes) == 1 and "'born' holds dates" in notes[0] and "--keep born" in notes[0]
+    rc, _, err = run(["protect", src, "-k", "3", "-o", tmp_path / "p.csv", "--keep", "born",
+                      *extra], capsys)
+    assert rc == 0 and "note:" not in err, err
+
+
+@pytest.mark.parametrize("values, noted", [
+    (["1980-03-01", "1975-11-23T08:30:00Z", " 2001-1-2 ", "01/03/1980", "1.3.80", ""], True),
+    (["1980-03-01", "unknown", "1975-11-23"], False),  # not every value is a date
+    (["north", "south", "2001-01"], False),  # a month is not a date here
+])
+def test_dates_note_in_the_api(values, noted):
+    n = len(values)
+    df = pd.DataFrame({"x": np.arange(n, dtype=float) * 1.5, "when": values})
+    _, info = ma.microaggregate(df, 2, return_info=True)
+    assert any("'when' holds dates" in note for note in info.notes) == noted, info.notes
+
+
 def test_merged_strata_are_k_anonymous_in_every_path(tmp_path, capsys):
     """Issue: 22 'big' + 2 'tiny' rows, k=3: released combinations shared by 1 and 2 rows."""
     rng = np.random.default_rng(3)

@@ -55,6 +55,7 @@ from ._cli_strata import (
     print_roles,
     protect_by_strata,
     release_options,
+    shows_progress,
     stages,
 )
 from ._entry import SIGNALS, interrupted
@@ -146,7 +147,9 @@ def _protect(args: argparse.Namespace) -> int:
         protected, info = microaggregate(
             protectable(df, roles.protect, na=choice.na), args.k, method=args.method,
             columns=roles.protect, keep=roles.keep or None, keep_rest=choice.keep_rest,
-            standardize=not args.no_standardize, return_info=True, **params)
+            standardize=not args.no_standardize, return_info=True,
+            progress=shows_progress(args.progress),
+            **params)
         step("writing")
 
         def check(tmp: Any) -> None:

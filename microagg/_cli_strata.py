@@ -55,7 +55,8 @@ from ._stream import (
 )
 
 __all__ = ["add_options", "check_options", "protect_by_strata", "formats",
-           "add_release_options", "release_options", "ReleaseChoice", "print_roles", "stages"]
+           "add_release_options", "release_options", "ReleaseChoice", "print_roles", "stages",
+           "shows_progress"]
 
 
 @dataclass(frozen=True)
@@ -291,12 +292,18 @@ def _output(tmp: str, fmt: str, compression: str | None) -> Iterator[Any]:
             yield fh
 
 
+def shows_progress(flag: bool | None) -> bool:
+    """Whether ``--progress`` / ``--no-progress`` (``flag``; ``None``: neither) asks for
+    progress on stderr: by default when stderr is a terminal."""
+    return flag if flag is not None else sys.stderr.isatty()
+
+
 def _bars(flag: bool | None) -> Callable[..., Any]:
     """A maker of tqdm bars on stderr: always (``--progress``), never, or on a terminal
     after a second (the default, so short runs print nothing)."""
     from tqdm import tqdm
 
-    enabled = flag if flag is not None else sys.stderr.isatty()
+    enabled = shows_progress(flag)
 
     def make(*, total: int | None, desc: str, unit: str, **options: Any) -> Any:
         return tqdm(total=total, desc=desc, unit=f" {unit}", file=sys.stderr,

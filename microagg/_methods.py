@@ -35,7 +35,8 @@ class Method:
     heuristics (which GOMM and the reproductions iterate over) and ``"genetic"`` for the
     hybrid;
     ``oracle`` is the slow, readable implementation in :mod:`microagg.reference`
-    that the tests hold the fast one to.
+    that the tests hold the fast one to; ``reports_progress``: the function takes
+    ``progress=True`` to show a bar (:func:`microagg.microaggregate` passes it on).
     """
 
     name: str
@@ -45,6 +46,7 @@ class Method:
     options: tuple[str, ...]
     summary: str
     oracle: Callable[..., np.ndarray] | None = None
+    reports_progress: bool = False
 
 
 _MDAV_OPTIONS: tuple[str, ...] = ()
@@ -65,7 +67,8 @@ METHODS: dict[str, Method] = {m.name: m for m in (
            "IV-MDAV: MDAV-single-group with a variable-size extension step",
            reference.ivmdav_reference),
     Method("hybrid", "MDAV+GA", hybrid, "genetic", option_names(HYBRID, GA),
-           "MDAV+GA hybrid: MDAV macrogroups, each re-partitioned by a genetic algorithm"),
+           "MDAV+GA hybrid: MDAV macrogroups, each re-partitioned by a genetic algorithm",
+           reports_progress=True),
 )}
 
 #: The MDAV-family heuristics, in registry order.

@@ -22,7 +22,9 @@ is in :mod:`microagg._strata`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -110,7 +112,7 @@ class MicroaggregationInfo:
 def microaggregate(df: pd.DataFrame, k: int, *, method: str = "mdav", columns: Any = None,
                    standardize: bool = True, strata: Any = None, small_strata: str = "error",
                    keep: Any = None, keep_rest: bool = False, return_info: bool = False,
-                   **params: Any
+                   progress: bool = False, **params: Any
                    ) -> pd.DataFrame | tuple[pd.DataFrame, MicroaggregationInfo]:
     r"""Microaggregate columns of a table and return the protected copy.
 
@@ -147,6 +149,9 @@ def microaggregate(df: pd.DataFrame, k: int, *, method: str = "mdav", columns: A
         that is not protected or a stratum. Text holding no number needs neither.
     return_info : bool, default False
         Also return a :class:`MicroaggregationInfo` (columns, IL, groups, strata).
+    progress : bool, default False
+        Show the progress of a method that reports it (the hybrid counts its
+        macrogroups: minutes on a large table); the others run as one call.
     **params
         Passed to the heuristic, e.g. ``gamma=1.1`` for V-MDAV.
 
@@ -188,12 +193,13 @@ def microaggregate(df: pd.DataFrame, k: int, *, method: str = "mdav", columns: A
     """
     return _protect_table(df, k, method=method, columns=columns, standardize=standardize,
                           strata=strata, small_strata=small_strata, keep=keep,
-                          keep_rest=keep_rest, return_info=return_info, params=params)
+                          keep_rest=keep_rest, return_info=return_info, progress=progress,
+                          params=params)
 
 
 def _protect_table(df: Any, k: Any, *, method: Any, columns: Any, standardize: bool,
                    strata: Any, small_strata: Any, keep: Any, keep_rest: bool,
-                   return_info: bool, params: dict[str, Any]) -> Any:
+                   return_info: bool, params: dict[str, Any], progress: bool = False) -> Any:
     """:func:`microaggregate`'s work, once its arguments are named."""
     spec, roles = check_call(df, method, columns, params, strata, keep=keep,
                              keep_rest=keep_rest)
@@ -202,7 +208,9 @@ def _protect_table(df: Any, k: Any, *, method: Any, columns: Any, standardize: b
     strata = roles.strata or None
     X = as_matrix(df[columns], name="the chosen columns")
     k = check_k(k, X.shape[0])
-    out, info = _run(df, X, k, spec, columns, standardize=standardize, strata=strata,
+    function = (partial(spec.function, progress=True) if progress and spec.reports_progress
+                else spec.function)
+    out, info = _run(df, X, k, function, columns, standardize=standardize, strata=strata,
                      small_strata=small_strata, params=params, return_info=return_info)
     passed = [c for c in df.columns if c not in set(columns)]
     notes += [f"stratum {describe_key(strata, small)} was merged into "
@@ -213,7 +221,8 @@ def _protect_table(df: Any, k: Any, *, method: Any, columns: Any, standardize: b
                                       **info)) if return_info else out
 
 
-def _run(df: pd.DataFrame, X: np.ndarray, k: int, spec: Any, columns: list[Any], *,
+def _run(df: pd.DataFrame, X: np.ndarray, k: int, function: Callable[..., Any],
+         columns: list[Any], *,
          standardize: bool, strata: list[Any] | None, small_strata: Any,
          params: dict[str, Any], return_info: bool) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The protected table, and (if asked) the measured fields of the info object."""
@@ -221,11 +230,11 @@ def _run(df: pd.DataFrame, X: np.ndarray, k: int, spec: Any, columns: list[Any],
     report: pd.DataFrame | None = None
     merged: dict[Any, Any] = {}
     if strata is None:
-        labels = np.asarray(spec.function(Z, k, **params), dtype=np.int64)
+        labels = np.asarray(function(Z, k, **params), dtype=np.int64)
         released = aggregate(X, labels)
     else:
         released, labels, report, merged = stratified(
-            df, X, k, spec.function, params, strata=strata, policy=check_policy(small_strata),
+            df, X, k, function, params, strata=strata, policy=check_policy(small_strata),
             standardize=standardize, columns=columns)
     out = df.copy()
     out[columns] = released

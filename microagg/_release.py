@@ -462,7 +462,7 @@ def protectable(frame: pd.DataFrame, columns: Sequence[Any], *, na: Sequence[str
 
 
 def _not_numbers(column: Any, texts: int, decorated: int, examples: Sequence[Any],
-                 rows: Sequence[int] = ()) -> str:
+                 rows: Sequence[int] | np.ndarray = ()) -> str:
     """The error for a column to protect with ``texts`` values that are no numbers and
     ``decorated`` numbers written with separators or signs (``rows``: 0-based data rows of
     the first offending values, when known). Decorated numbers are not guessed at."""

@@ -184,6 +184,28 @@ def test_progress_names_the_stages_of_a_run_in_memory(tmp_path, capsys, fmt):
         assert rc == 0 and not stage_names(err) and "stages" not in err
 
 
+def test_progress_of_the_hybrid_counts_its_macrogroups(tmp_path, capsys):
+    """The hybrid runs minutes on a large table (a GA per macrogroup): with progress on,
+    its own bar counts the macrogroups, in the API and on the command line."""
+    df = national(300)[["income", "age", "hours"]]
+    ga = {"iterations": 5, "seed": 0}
+    out, info = ma.microaggregate(df, 3, method="hybrid", progress=True, return_info=True,
+                                  **ga)
+    err = capsys.readouterr().err
+    assert "hybrid two-step K=21" in err and "0/14" in err  # 300 records: 14 macrogroups
+    assert info.params == ga  # progress is not a parameter of the method
+    same = ma.microaggregate(df, 3, method="hybrid", **ga)
+    assert capsys.readouterr().err == ""
+    pd.testing.assert_frame_equal(out, same)
+    ma.microaggregate(df, 3, progress=True)  # a method that runs as one call: no bar
+    assert capsys.readouterr().err == ""
+    src = tmp_path / "in.csv"
+    df.to_csv(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", "--method", "hybrid", "--iterations", "5",
+                      "--seed", "0", "--progress", "-o", tmp_path / "o.csv"], capsys)
+    assert rc == 0 and "hybrid two-step K=21" in err, err
+
+
 def test_csv_strata_to_stdout_keeps_other_columns_as_text(tmp_path, capsys):
     src = tmp_path / "in.csv"
     src.write_text("zip,region,x,y\n01234,a,1,5\n00020,a,2,4\n00300,a,3,9\n"

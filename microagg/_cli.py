@@ -139,21 +139,21 @@ def _protect(args: argparse.Namespace) -> int:
         return protect_by_strata(args, source, out, fmts, params, columns, strata, choice)
     with stages(args.progress, _STAGES) as step:
         df = read_table(source, fmts[0])
-        step("checking columns")
+        step()
         profiles = profile_frame(df, na=choice.na, text_numbers=fmts[0] == "csv")
         roles = decide_roles(list(df.columns), profiles, columns=columns, keep=choice.keep,
                              keep_rest=choice.keep_rest)
-        step(f"microaggregating ({args.method}, k={args.k})")
+        step(f"{args.method}, k={args.k}")
         protected, info = microaggregate(
             protectable(df, roles.protect, na=choice.na), args.k, method=args.method,
             columns=roles.protect, keep=roles.keep or None, keep_rest=choice.keep_rest,
             standardize=not args.no_standardize, return_info=True,
             progress=shows_progress(args.progress),
             **params)
-        step("writing")
+        step()
 
         def check(tmp: Any) -> None:
-            step("auditing")
+            step()
             check_release(df, tmp, args.k, roles, (None, fmts[1]))
 
         write_table(protected, out, sys.stdout, fmts[1], force=args.force, check=check)

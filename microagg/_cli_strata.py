@@ -314,16 +314,19 @@ def _bars(flag: bool | None) -> Callable[..., Any]:
 
 
 @contextmanager
-def stages(flag: bool | None, names: tuple[str, ...]) -> Iterator[Callable[[str], None]]:
+def stages(flag: bool | None, names: tuple[str, ...]) -> Iterator[Callable[..., None]]:
     """A bar on stderr (shown as :func:`_bars` says) naming the stage a run is in.
 
-    ``step(name)`` starts the next of ``names``. A stage that cannot report its own
-    progress (one compiled call, say) shows at least what runs.
+    ``step()`` starts the next of ``names`` (``step("mdav, k=3")``: with that detail in
+    brackets). A stage that cannot report its own progress (one compiled call, say)
+    shows at least what runs.
     """
+    later = iter(names[1:])
     with _bars(flag)(total=len(names), desc=names[0], unit="stage", mininterval=0,
                      bar_format="{desc}: {n_fmt}/{total_fmt} stages done [{elapsed}]") as bar:
-        def step(name: str) -> None:
-            bar.set_description_str(name, refresh=False)
+        def step(detail: str = "") -> None:
+            name = next(later)
+            bar.set_description_str(f"{name} ({detail})" if detail else name, refresh=False)
             bar.update(1)  # the stage before is over (redrawn at once, after the bar's delay)
         yield step
         bar.set_description_str("done", refresh=False)

@@ -28,6 +28,7 @@ import argparse
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NoReturn
@@ -379,11 +380,19 @@ def _clean_shutdown() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
+def _one_line_warning(message: Warning | str, category: type[Warning], *_: Any,
+                      **__: Any) -> None:
+    """Print a warning as ``microagg: warning: ...`` on stderr (``--debug``: Python's form)."""
+    print(f"microagg: warning: {' '.join(str(message).split())}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``microagg`` command."""
     args = _parser().parse_args(argv)
     try:
-        with _clean_shutdown():
+        with _clean_shutdown(), warnings.catch_warnings():
+            if not args.debug:  # one line each, as the errors are
+                warnings.showwarning = _one_line_warning
             return int(args.func(args))
     except (KeyboardInterrupt, Interrupted) as err:
         signum = getattr(err, "signum", signal.SIGINT)

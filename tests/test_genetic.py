@@ -202,6 +202,36 @@ def test_same_results_with_and_without_numba() -> None:
 # Macrogroups and the hybrid
 # --------------------------------------------------------------------------------------
 
+def test_hybrid_warns_before_minutes_of_plain_python(monkeypatch, tmp_path, capsys) -> None:
+    """Without numba the GA runs a few hundred times slower: a long hybrid run says so first
+    (how long, and why numba is off), in the API and, on one line, on the command line."""
+    import warnings
+
+    import microagg._hybrid as hybrid_module
+    from microagg._cli import main
+    from microagg._genetic import ga_settings
+
+    ga = ga_settings()  # the paper's: 10,000 generations of 9 children
+    for n, took in ((3000, "45 minutes"), (30_000, "8 hours")):  # at 10 us a record-child
+        with pytest.warns(RuntimeWarning, match=rf"plain Python without numba.*about {took} "
+                          rf"for {n} records at 10000 generations.*--iterations.*Numba is"):
+            hybrid_module._warn_if_slow(n, ga)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        hybrid_module._warn_if_slow(60, ga)  # 54 s: no warning
+    monkeypatch.setattr(hybrid_module, "HAVE_NUMBA", False)
+    monkeypatch.setattr(hybrid_module, "SLOW_SECONDS", 0.0)
+    X = np.random.default_rng(0).normal(size=(42, 2))
+    with pytest.warns(RuntimeWarning, match="plain Python without numba"):
+        hybrid(X, 3, iterations=5, seed=0)
+    src = tmp_path / "in.csv"
+    pd.DataFrame(X, columns=["a", "b"]).to_csv(src, index=False)
+    assert main(["protect", str(src), "-k", "3", "--method", "hybrid", "--iterations", "5",
+                 "-o", str(tmp_path / "out.csv")]) == 0
+    warned = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert len(warned) == 1 and warned[0].startswith("microagg: warning: the hybrid's GA")
+
+
 def test_macrogroups_sizes() -> None:
     X = standardize(microagg.datasets.scattered(200, seed=0))
     one, start = macrogroups(X, 3, K=12, partitioning="one-step")

@@ -211,8 +211,9 @@ def _range(col: pd.Series, kind: str) -> dict[str, Any]:
 def _range_values(values: np.ndarray, complete: bool) -> dict[str, Any]:
     if not complete or not values.size:
         return {"steps": False}
-    return {"first": float(values[0]), "last": float(values[-1]),
-            "steps": bool((np.diff(values) == 1).all())}
+    with np.errstate(over="ignore", invalid="ignore"):  # 1e308 - (-1e308): not a step
+        steps = bool((np.diff(values) == 1).all())
+    return {"first": float(values[0]), "last": float(values[-1]), "steps": steps}
 
 
 def combine_profiles(parts: Iterable[Sequence[ColumnProfile]]) -> list[ColumnProfile]:

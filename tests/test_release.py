@@ -6,6 +6,7 @@ Each test reproduces a failure measured in the issue (written before the fix).
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from pathlib import Path
@@ -359,6 +360,17 @@ def test_csv_with_duplicate_names(tmp_path, capsys, extra, suffix):
     _numbers(30).rename(columns={"x": "", "y": ""}).to_csv(unnamed, index=False)
     rc, _, err = run(["protect", unnamed, "-k", "3", "-o", tmp_path / "u.csv", *extra], capsys)
     assert rc == 0, err
+
+
+def test_values_near_the_float_limit_are_profiled_quietly(tmp_path, capsys):
+    """The row-index check subtracts neighbours (1e308 - (-1e308) overflows): no warning
+    for that, and the release is the group means (here exact: two groups of three)."""
+    src = tmp_path / "in.csv"
+    src.write_text("x,y\n1e308,1\n-1e308,2\n1.5e308,3\n1e307,4\n2e307,5\n3e307,6\n")
+    rc, out, err = run(["protect", src, "-k", "3", "-o", "-"], capsys)
+    assert rc == 0 and "warning" not in err, err
+    res = pd.read_csv(io.StringIO(out))
+    assert sorted(set(res["y"].round(9))) == [3.333333333, 3.666666667]
 
 
 @pytest.mark.parametrize("extra", [[], STRATA])

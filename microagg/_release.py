@@ -33,7 +33,8 @@ import pandas as pd
 
 __all__ = ["RESERVED", "ColumnProfile", "Roles", "profile_frame",
            "combine_profiles", "profile_batches", "decide_roles", "check_names",
-           "numeric_text", "decorated_numbers", "protectable", "RELEASE_MIN_K", "check_release_k"]
+           "numeric_text", "decorated_numbers", "text_to_numbers", "protectable", "RELEASE_MIN_K",
+           "check_release_k"]
 
 #: The smallest ``k`` of a release: at ``k = 1`` every record is a group of its own and its
 #: protected values would be released as they are.
@@ -125,18 +126,41 @@ def _scalar_kind(values: pd.Series) -> str | None:
     return None
 
 
+def text_to_numbers(text: pd.Series) -> np.ndarray:
+    """Each value of a column of text as a float, NaN where it is not a number (or is
+    empty): what ``pd.to_numeric(text, errors="coerce")`` reads.
+
+    Arrow's parser reads the column first, about seven times faster, empty text as
+    missing; where it rejects a value (blanks around a number, words), pandas reads the
+    whole column. Where both read a value they agree, with two exceptions that change no
+    decision: Arrow rounds very long numerals correctly where pandas can be a unit in the
+    last place off (a 288-digit integer part), and it keeps the sign of ``-0``, which
+    compares equal to 0 (property-tested in ``tests/test_release.py``).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        arr = pa.array(text, type=pa.large_string())
+        arr = pc.if_else(pc.equal(arr, ""), pa.scalar(None, pa.large_string()), arr)
+        return np.asarray(pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False),
+                          dtype=float)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+        return pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
+
+
 def numeric_text(text: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """For a column of text: which values are plain numbers, and which read as numbers
     once thousands separators, currency and percent signs are removed (or are a written
     list or mapping of numbers, such as ``"[1.5, 2]"``)."""
-    plain = pd.to_numeric(text, errors="coerce").notna().to_numpy()
+    plain = ~np.isnan(text_to_numbers(text))
     numbers = plain.copy()
     rest = np.flatnonzero(~plain)  # (a plain number is a number: only the rest are cleaned)
     if rest.size:
         odd = text.iloc[rest]
-        cleaned = pd.to_numeric(odd.str.replace(DECORATION, "", regex=True), errors="coerce")
+        cleaned = text_to_numbers(odd.str.replace(DECORATION, "", regex=True))
         listed = odd.str.match(LISTED).to_numpy(dtype=bool)  # "[1.5, 2]", "{'a': 3}"
-        numbers[rest] = cleaned.notna().to_numpy() | listed
+        numbers[rest] = ~np.isnan(cleaned) | listed
     return plain, numbers
 
 
@@ -148,11 +172,11 @@ def decorated_numbers(text: pd.Series) -> np.ndarray:
     number can hold only blanks around it, which change nothing (``" 12"`` is 12 either
     way). Only the other values go through the (slow) removal.
     """
-    nums = np.array(pd.to_numeric(text, errors="coerce"), dtype=float)  # (a writable copy)
+    nums = np.array(text_to_numbers(text), dtype=float)  # (a writable copy)
     rest = np.flatnonzero(np.isnan(nums))
     if rest.size:
         cleaned = text.iloc[rest].str.replace(DECORATION, "", regex=True)
-        nums[rest] = pd.to_numeric(cleaned, errors="coerce").to_numpy(dtype=float)
+        nums[rest] = text_to_numbers(cleaned)
     return nums
 
 
@@ -195,7 +219,7 @@ def profile_frame(frame: pd.DataFrame, *, na: Sequence[str] = (), text_numbers: 
             samples=tuple(dict.fromkeys(odd.iloc[:50]))[:3],
             dates=int(odd.str.match(DATED).sum()) if len(odd) else 0)
         if text_numbers and len(text) and plain.all():
-            values = pd.to_numeric(text).to_numpy(dtype=float)
+            values = text_to_numbers(text)  # (every value is a number: plain.all())
             profile = replace(profile, kind="number",
                               **_range_values(values, miss == 0))
         out.append(profile)

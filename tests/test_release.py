@@ -318,6 +318,36 @@ def test_numbers_in_text_are_read_as_the_definition_reads_them(values, dtype):
     assert np.array_equal(decorated_numbers(text), cleaned.to_numpy(dtype=float), equal_nan=True)
 
 
+_NUMBER_BITS = st.sampled_from([*"0123456789", ".", "e", "E", "-", "+", " ", "", "inf", "nan",
+                                 "Infinity", "NaN", "INF", "x", "_", ",", "d", "1e308", "1e309",
+                                 "4.9e-324", "1e-400", "00", "\u0663", "\uff11"])
+
+
+_WRITTEN_FLOATS = st.tuples(st.floats(), st.sampled_from(["{!r}", "{:.3e}", "{:.17g}", "{:f}",
+                                                        "{:+.2f}", "{:E}"])).map(
+    lambda pair: pair[1].format(pair[0]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(st.lists(st.lists(_NUMBER_BITS, max_size=6).map("".join), max_size=40),
+                 st.lists(_WRITTEN_FLOATS, max_size=40)),  # (every value a number: Arrow's)
+       st.sampled_from([str, object]))
+def test_text_is_read_as_pandas_reads_it(values, dtype):
+    """The Arrow shortcut of ``text_to_numbers`` finds numbers where pandas' to_numeric
+    does, and reads the same floats, except where pandas rounds a very long numeral wrong
+    (Arrow then gives the correctly rounded float, as Python's does). Zero's sign is not
+    compared: -0 equals 0 in every use (the audit hashes ``x + 0.0``)."""
+    from microagg._release import text_to_numbers
+
+    text = pd.Series(values, dtype=dtype)
+    got = text_to_numbers(text)
+    want = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
+    assert got.dtype == np.float64 and got.shape == want.shape
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    for value, g, w in zip(values, got, want, strict=True):
+        assert g == w or np.isnan(g) or g == float(value), (value, g, w)
+
+
 # -- clear errors ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("case, text, needle", [

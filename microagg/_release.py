@@ -475,14 +475,15 @@ def protectable(frame: pd.DataFrame, columns: Sequence[Any], *, na: Sequence[str
         col = out[c]
         if not pd.api.types.is_numeric_dtype(col.dtype):
             text = col.astype(str).where(col.notna(), "")
-            values = pd.to_numeric(text.where(~text.isin(missing)), errors="coerce")
-            bad = np.flatnonzero(values.isna().to_numpy() & ~text.isin(missing).to_numpy())
+            declared = text.isin(missing).to_numpy()
+            values = text_to_numbers(text.where(~declared, ""))  # (empty text: missing)
+            bad = np.flatnonzero(np.isnan(values) & ~declared)
             if bad.size:
                 odd = text.iloc[bad]
                 texts = int(np.isnan(decorated_numbers(odd)).sum())
                 raise ValueError(_not_numbers(c, texts, bad.size - texts,
                                               list(dict.fromkeys(odd.iloc[:50])), bad))
-            out[c] = values.astype(float)
+            out[c] = values
     return out
 
 

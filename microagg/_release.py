@@ -393,8 +393,8 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
         for c in protect:
             p = prof[c]
             if p.kind == "text" and p.rows - p.missing > p.plain:  # values not plain numbers
-                raise ValueError(_not_numbers(c, p.rows - p.missing - p.numbers,
-                                              p.numbers - p.plain, p.samples))
+                raise TypeError(_not_numbers(c, p.rows - p.missing - p.numbers,
+                                             p.numbers - p.plain, p.samples))
     passed = []
     refused = []
     for c in rest:
@@ -481,17 +481,18 @@ def protectable(frame: pd.DataFrame, columns: Sequence[Any], *, na: Sequence[str
             if bad.size:
                 odd = text.iloc[bad]
                 texts = int(np.isnan(decorated_numbers(odd)).sum())
-                raise ValueError(_not_numbers(c, texts, bad.size - texts,
-                                              list(dict.fromkeys(odd.iloc[:50])), bad))
+                raise TypeError(_not_numbers(c, texts, bad.size - texts,
+                                             list(dict.fromkeys(odd.iloc[:50])), bad))
             out[c] = values
     return out
 
 
 def _not_numbers(column: Any, texts: int, decorated: int, examples: Sequence[Any],
                  rows: Sequence[int] | np.ndarray = ()) -> str:
-    """The error for a column to protect with ``texts`` values that are no numbers and
-    ``decorated`` numbers written with separators or signs (``rows``: 0-based data rows of
-    the first offending values, when known). Decorated numbers are not guessed at."""
+    """The error (a TypeError's) for a column to protect with ``texts`` values that are no
+    numbers and ``decorated`` numbers written with separators or signs (``rows``: 0-based
+    data rows of the first offending values, when known). Decorated numbers are not
+    guessed at."""
     shown = [", ".join(map(repr, examples[:3]))] if len(examples) else []
     shown += [f"first at data rows {', '.join(str(i + 1) for i in rows[:SHOWN])}"] if len(rows) \
         else []
@@ -504,6 +505,7 @@ def _not_numbers(column: Any, texts: int, decorated: int, examples: Sequence[Any
                         "percent signs, which microagg does not guess at (is '1,234' a "
                         "thousand or one point two?): write them as plain numbers first "
                         "(e.g. 52000.5)")
-    return (f"column {column!r} is to be protected but holds values that are not plain numbers"
+    return (f"column {column!r} is to be protected but is non-numeric: it holds values that "
+            "are not plain numbers"
             + (f" ({'; '.join(shown)})" if shown else "") + ": " + "; ".join(problems)
             + f". Or keep the column unchanged on purpose (keep=[...], --keep {column})")

@@ -145,7 +145,7 @@ def test_protected_text_says_what_it_holds_in_the_api():
     for call in (lambda: ma.microaggregate(df, 3, columns=["x", "income"], keep="y"),
                  lambda: ma.microaggregate(df, 3, columns=["x", "income"], keep="y",
                                            strata="s")):
-        with pytest.raises(ValueError, match=r"'income' .*not plain numbers.*1 of them text.*"
+        with pytest.raises(TypeError, match=r"'income' .*non-numeric.*1 of them text.*"
                            r"199 of them numbers written with separators.*--keep income"):
             call()
 

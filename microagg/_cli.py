@@ -31,6 +31,7 @@ import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, NoReturn
 
 import pandas as pd
@@ -49,6 +50,7 @@ from ._cli_io import (
     write_table,
 )
 from ._cli_strata import (
+    ReleaseChoice,
     add_options,
     add_release_options,
     check_options,
@@ -137,7 +139,19 @@ def _protect(args: argparse.Namespace) -> int:
     choice = release_options(args)
     strata = check_options(args)
     if strata is not None:
-        return protect_by_strata(args, source, out, fmts, params, columns, strata, choice)
+        protect_by_strata(args, source, out, fmts, params, columns, strata, choice)
+    else:
+        _protect_in_memory(args, source, out, fmts, params, columns, choice)
+    if getattr(args, "seed", None) is None and "seed" in params:  # drawn by method_params
+        print(f"microagg: note: no --seed given, so {args.method} ran with --seed "
+              f"{params['seed']}: give it again to make this release again", file=sys.stderr)
+    return 0
+
+
+def _protect_in_memory(args: argparse.Namespace, source: Path | None, out: Path | None,
+                       fmts: tuple[str, str], params: dict[str, Any], columns: list[str] | None,
+                       choice: ReleaseChoice) -> None:
+    """``microagg protect`` without strata: the whole table in memory, stage by stage."""
     with stages(args.progress, _STAGES) as step:
         df = read_table(source, fmts[0])
         step()
@@ -163,7 +177,6 @@ def _protect(args: argparse.Namespace) -> int:
           f"{info.group_sizes.min()}..{info.group_sizes.max()}, "
           f"IL = {info.information_loss:.4f}% (SSE {info.sse:.4f} / SST {info.sst:.4f})",
           file=sys.stderr)
-    return 0
 
 
 def _audit(args: argparse.Namespace) -> int:

@@ -25,6 +25,7 @@ import ctypes
 import errno
 import io
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -74,7 +75,8 @@ METHOD_OPTIONS: dict[str, tuple[str, Callable[[str], Any], str]] = {
           f"is at least {MACROGROUP_SIZE}; one-step: max({MACROGROUP_SIZE}, k))"),
     "partitioning": ("--partitioning", str, "hybrid: 'two-step' or 'one-step' (default "
                      f"{HYBRID.partitioning!r})"),
-    "seed": ("--seed", int, "hybrid: random seed (same seed, same result)"),
+    "seed": ("--seed", int, "hybrid: random seed (same seed, same result; default: one drawn "
+             "at random and named when the run ends)"),
     "n_jobs": ("--n-jobs", int, "hybrid: threads for the macrogroups (-1: one per CPU; "
                f"default {HYBRID.n_jobs})"),
     "population": ("--population", int, f"hybrid: chromosomes per GA (default {GA.population})"),
@@ -101,7 +103,12 @@ def add_method_options(parser: argparse.ArgumentParser) -> None:
 
 
 def method_params(args: argparse.Namespace) -> dict[str, Any]:
-    """The method options given on the command line; one the method does not take is an error."""
+    """The method options given on the command line; one the method does not take is an error.
+
+    A method that takes a seed but was given none gets one drawn here (``microagg protect``
+    names it when the run ends), so that the release can be made again: the API's default,
+    no seed, would give another release on every run.
+    """
     spec = METHODS[args.method]
     given = {name: getattr(args, name) for name in METHOD_OPTIONS
              if getattr(args, name, None) is not None}
@@ -110,6 +117,8 @@ def method_params(args: argparse.Namespace) -> dict[str, Any]:
         takes = ", ".join(METHOD_OPTIONS[o][0] for o in spec.options) or "no options"
         raise ValueError(f"{', '.join(wrong)} does not apply to --method {args.method} "
                          f"(it takes {takes})")
+    if "seed" in spec.options and given.get("seed") is None:
+        given["seed"] = secrets.randbelow(2**31)
     return given
 
 

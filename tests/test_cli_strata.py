@@ -7,6 +7,7 @@ test is in ``tests/test_dask.py``, beside the cluster it uses.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -204,6 +205,27 @@ def test_progress_of_the_hybrid_counts_its_macrogroups(tmp_path, capsys):
     rc, _, err = run(["protect", src, "-k", "3", "--method", "hybrid", "--iterations", "5",
                       "--seed", "0", "--progress", "-o", tmp_path / "o.csv"], capsys)
     assert rc == 0 and "hybrid two-step K=21" in err, err
+
+
+@pytest.mark.parametrize("extra", [[], ["--strata", "region"]])
+def test_a_seed_is_drawn_and_named_so_a_release_can_be_made_again(tmp_path, capsys, extra):
+    """The hybrid is random: without --seed the command draws one and names it, and that
+    seed makes the same release again."""
+    src = tmp_path / "in.csv"
+    national(200).to_csv(src, index=False)
+    common = ["protect", src, "-k", "3", "--method", "hybrid", "--iterations", "20",
+              "--columns", "income,age,hours", *KEEP, *extra]
+    rc, _, err = run([*common, "-o", tmp_path / "a.csv"], capsys)
+    assert rc == 0, err
+    found = re.search(r"microagg: note: no --seed given, so hybrid ran with --seed (\d+): "
+                      r"give it again to make this release again", err)
+    assert found, err
+    rc, _, err = run([*common, "--seed", found[1], "-o", tmp_path / "b.csv"], capsys)
+    assert rc == 0 and "--seed" not in err, err
+    assert (tmp_path / "a.csv").read_bytes() == (tmp_path / "b.csv").read_bytes()
+    rc, _, err = run(["protect", src, "-k", "3", *KEEP, "--columns", "income,age,hours",
+                      "-o", tmp_path / "c.csv"], capsys)  # MDAV is not random: no seed
+    assert rc == 0 and "seed" not in err, err
 
 
 def test_csv_strata_to_stdout_keeps_other_columns_as_text(tmp_path, capsys):

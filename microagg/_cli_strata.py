@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import numpy as np
+
 from ._audit import check_release
 from ._cli_io import (
     atomic_target,
@@ -346,7 +348,9 @@ def _report(args: argparse.Namespace, settings: StreamSettings, roles: Roles,
     for line in merge_lines(plan, settings.strata):
         print(f"microagg: {line}", file=err)
     ils = [s.information_loss for s in summaries]
+    whole = report["information_loss"]
+    shown = (f"IL = {whole:.4f}% of the whole table" if np.isfinite(whole) else
+             "IL of the whole table not computed (values beyond about 1e154 overflow its sums)")
     print(f"{args.method}, k={args.k}: {sum(s.groups for s in summaries)} groups, sizes "
           f"{min(s.smallest for s in summaries)}..{max(s.largest for s in summaries)}, "
-          f"IL = {report['information_loss']:.4f}% of the whole table (within strata "
-          f"{min(ils):.4f}..{max(ils):.4f}%)", file=err)
+          f"{shown} (within strata {min(ils):.4f}..{max(ils):.4f}%)", file=err)

@@ -204,7 +204,10 @@ def plan_strata(stats: pd.DataFrame, k: int, policy: str, *, standardize: bool,
     if small.size:
         centre = _centroids(stats, standardize, columns)
         for i in small:
-            d = ((centre[large] - centre[i]) ** 2).sum(axis=1)
+            with np.errstate(over="ignore", invalid="ignore"):
+                d = ((centre[large] - centre[i]) ** 2).sum(axis=1)
+            if not np.isfinite(d).all():  # the sums overflowed: no nearest stratum to find
+                raise _too_large()
             target = int(large[int(np.argmin(d))])  # argmin: the first of equal distances
             unit_of[i] = unit_of[target]
             units[unit_of[target]].append(int(i))
@@ -217,8 +220,21 @@ def _centroids(stats: pd.DataFrame, standardize: bool, columns: list[Any]) -> np
     mean = stats[[f"mean{j}" for j in range(p)]].to_numpy()
     if not standardize:
         return mean
-    grand, _, _ = _pooled(stats)
-    return (mean - grand) / global_spread(stats, columns)
+    with np.errstate(over="ignore", invalid="ignore"):
+        grand, _, _ = _pooled(stats)
+        spread = global_spread(stats, columns)
+    if not (np.isfinite(grand).all() and np.isfinite(spread).all()):
+        raise _too_large()
+    return (mean - grand) / spread
+
+
+def _too_large() -> ValueError:
+    """The error for strata statistics that overflowed (values beyond about 1e154): the
+    nearest stratum of a small one cannot be told."""
+    return ValueError("the protected columns hold values too large (beyond about 1e154) for "
+                      "the strata statistics that choose where a small stratum goes: rescale "
+                      "them first (e.g. divide by 1e150, and multiply the release back), or "
+                      "coarsen the strata")
 
 
 def global_spread(stats: pd.DataFrame, columns: list[Any]) -> np.ndarray:
@@ -281,8 +297,10 @@ def protect_block(X: np.ndarray | Callable[[], np.ndarray], k: int, function: An
         arr = Z
     centroids, _ = group_centroids(arr, labels)
     column_sse = np.zeros(arr.shape[1])
-    for lo in range(0, arr.shape[0], CHUNK):
-        column_sse += ((arr[lo:lo + CHUNK] - centroids[labels[lo:lo + CHUNK]]) ** 2).sum(axis=0)
+    with np.errstate(over="ignore"):  # beyond ~1e154: inf, and the whole-table IL says so
+        for lo in range(0, arr.shape[0], CHUNK):
+            rows = arr[lo:lo + CHUNK] - centroids[labels[lo:lo + CHUNK]]
+            column_sse += (rows ** 2).sum(axis=0)
     return BlockResult(labels=labels, centroids=centroids, groups=groups, sse=within,
                        sst=total, information_loss=il, seconds=time.perf_counter() - start,
                        column_sse=column_sse)
@@ -332,9 +350,10 @@ def _block_zscores(X: np.ndarray, names: list[Any]) -> np.ndarray:
 def overall_loss(stats: pd.DataFrame, column_sse: np.ndarray, *, standardize: bool) -> float:
     """IL of the whole released table (the whole table's z-scores when standardising)
     from the strata statistics and each column's within-group SSE (raw units)."""
-    _, pooled, _ = _pooled(stats)
-    if standardize:
-        return 100.0 * float(np.mean(column_sse / pooled))
+    with np.errstate(over="ignore", invalid="ignore"):  # overflowed sums: nan, reported so
+        _, pooled, _ = _pooled(stats)
+        if standardize:
+            return 100.0 * float(np.mean(column_sse / pooled))
     total = float(pooled.sum())
     return 100.0 * float(column_sse.sum()) / total if total else 0.0
 

@@ -253,3 +253,36 @@ def test_other_methods_and_options_run_within_strata():
         assert ma.is_k_partition(info.labels, 3)
         key = df["region"].to_numpy()
         assert pd.Series(key).groupby(info.labels).nunique().max() == 1
+
+
+def test_values_beyond_the_strata_sums_range_are_refused_not_merged_blind(tmp_path, capsys):
+    """Beyond about 1e154 the strata's sums of squares overflow. Choosing where a small
+    stratum goes would then be blind (every distance 0 or infinite, the first stratum
+    "nearest"): an error says so in every path. Without a small stratum the release is made
+    (the units are standardised on their own) and the streamed report says the whole-table
+    IL was not computed, rather than printing nan."""
+    from cli_helpers import one_line_error, run
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"s": rng.choice(["a", "b"], 60), "x": rng.normal(size=60) * 4e307,
+                       "y": rng.normal(size=60)})
+    tiny = df.copy()
+    tiny.loc[[3, 7], "s"] = "tiny"
+    for standardize in (True, False):
+        with pytest.raises(ValueError, match="too large .*beyond about 1e154"):
+            ma.microaggregate(tiny, 3, strata="s", small_strata="merge",
+                              standardize=standardize)
+    src = tmp_path / "tiny.csv"
+    tiny.to_csv(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", "--strata", "s", "--small-strata", "merge",
+                      "-o", tmp_path / "o.csv"], capsys)
+    assert "too large" in one_line_error(rc, err)
+    src = tmp_path / "in.csv"
+    df.to_csv(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", "--strata", "s", "-o", tmp_path / "p.csv"],
+                     capsys)
+    assert rc == 0 and "IL of the whole table not computed" in err and "nan" not in err, err
+    released = pd.read_csv(tmp_path / "p.csv")
+    expected = ma.microaggregate(df, 3, strata="s")
+    for c in ("x", "y"):
+        np.testing.assert_allclose(np.sort(released[c]), np.sort(expected[c]), rtol=1e-12)

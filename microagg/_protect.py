@@ -33,7 +33,7 @@ import pandas as pd
 from ._core import aggregate, group_sizes, loss_summary, zscores
 from ._methods import get_method
 from ._release import Roles, check_release_k, decide_roles, profile_frame
-from ._strata import check_policy, describe_key, recode_merged, strata_list, stratified
+from ._strata import check_policy, merged_notes, recode_merged, strata_list, stratified
 from ._validate import as_matrix, check_k
 
 __all__ = ["microaggregate", "MicroaggregationInfo"]
@@ -213,9 +213,7 @@ def _protect_table(df: Any, k: Any, *, method: Any, columns: Any, standardize: b
     out, info = _run(df, X, k, function, columns, standardize=standardize, strata=strata,
                      small_strata=small_strata, params=params, return_info=return_info)
     passed = [c for c in df.columns if c not in set(columns)]
-    notes += [f"stratum {describe_key(strata, small)} was merged into "
-              f"{describe_key(strata, target)} and is released under its key"
-              for small, target in info.get("merged", {}).items()]
+    notes += merged_notes(strata or [], info.get("merged", {}))
     return (out, MicroaggregationInfo(method=method, k=k, params=dict(params), notes=notes,
                                       passed_through=passed, kept=roles.keep,
                                       **info)) if return_info else out

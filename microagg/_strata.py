@@ -48,7 +48,8 @@ from ._validate import as_matrix, column_labels
 __all__ = ["SMALL_STRATA", "strata_list", "recode_merged", "check_policy",
            "check_strata_values", "moments", "combine_moments", "StrataPlan", "plan_strata",
            "BlockResult", "protect_block",
-           "stratified", "overall_loss", "describe_key", "global_spread", "strata_report"]
+           "stratified", "overall_loss", "describe_key", "global_spread", "strata_report",
+           "plan_report", "merged_notes"]
 
 #: The policies for a stratum with fewer than k records.
 SMALL_STRATA = ("error", "merge")
@@ -103,6 +104,13 @@ def describe_key(strata: list[Any], key: Any) -> str:
     """``region='north'`` (or ``region='north', wave=2``) for messages."""
     values = key if len(strata) > 1 else (key,)
     return ", ".join(f"{c}={_plain(v)!r}" for c, v in zip(strata, values, strict=True))
+
+
+def merged_notes(strata: list[Any], merged: dict[Any, Any]) -> list[str]:
+    """One note per merged small stratum, as :attr:`MicroaggregationInfo.notes` gives it."""
+    return [f"stratum {describe_key(strata, small)} was merged into "
+            f"{describe_key(strata, target)} and is released under its key"
+            for small, target in merged.items()]
 
 
 def _plain(value: Any) -> Any:
@@ -399,19 +407,27 @@ def _rows_by_unit(codes: np.ndarray, plan: StrataPlan) -> list[np.ndarray]:
     return [order[bounds[u]:bounds[u + 1]] for u in range(len(plan.units))]
 
 
-REPORT_COLUMNS = ["records", "protected_with", "unit_records", "groups", "information_loss",
-                  "sse", "sst", "seconds"]
+#: The columns of :func:`plan_report`: what the plan says of each stratum.
+PLAN_COLUMNS = ["records", "protected_with", "unit_records"]
+REPORT_COLUMNS = [*PLAN_COLUMNS, "groups", "information_loss", "sse", "sst", "seconds"]
+
+
+def plan_report(plan: StrataPlan, index: pd.Index) -> pd.DataFrame:
+    """One row per stratum (``index``: the strata keys in sorted order): its records, the
+    stratum it is protected with (itself unless merged) and that unit's records."""
+    rows = []
+    for i in range(len(plan.keys)):
+        unit = plan.units[int(plan.unit_of[i])]
+        rows.append((int(plan.sizes[i]), plan.keys[unit[0]], int(plan.sizes[unit].sum())))
+    return pd.DataFrame(rows, columns=PLAN_COLUMNS, index=index.copy())
 
 
 def strata_report(plan: StrataPlan, results: Sequence[BlockResult], index: pd.Index
                   ) -> pd.DataFrame:
-    """One row per stratum: its records, the stratum it was protected with (itself unless
-    merged) and the figures of that unit (records, groups, IL, SSE, SST, seconds)."""
-    rows = []
-    for i in range(len(plan.keys)):
-        u = int(plan.unit_of[i])
-        res = results[u]
-        rows.append((int(plan.sizes[i]), plan.keys[plan.units[u][0]],
-                     int(plan.sizes[plan.units[u]].sum()), res.groups, res.information_loss,
-                     res.sse, res.sst, res.seconds))
-    return pd.DataFrame(rows, columns=REPORT_COLUMNS, index=index.copy())
+    """:func:`plan_report` and the figures of each stratum's unit (groups, IL, SSE, SST,
+    seconds)."""
+    report = plan_report(plan, index)
+    figures = [results[int(u)] for u in plan.unit_of]
+    for name in REPORT_COLUMNS[len(PLAN_COLUMNS):]:
+        report[name] = [getattr(res, name) for res in figures]
+    return report

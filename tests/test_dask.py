@@ -94,6 +94,26 @@ def test_dask_errors_are_those_of_the_in_memory_function(client):
         microagg.dask.microaggregate(ddf.compute(), 3, strata="region")
 
 
+def test_the_plan_says_what_the_in_memory_info_says(client):
+    """``return_info=True``: the roles, notes and strata plan, before computing, equal the
+    in-memory function's (a row index kept, dates passed through, a small stratum merged)."""
+    df = _national(1200, 6).reset_index(drop=True)
+    df.insert(0, "row", np.arange(len(df)))
+    df["visit"] = pd.Timestamp("2020-01-01") + pd.to_timedelta(df["age"], unit="D")
+    kwargs = {"strata": ["region", "wave"], "small_strata": "merge"}
+    lazy, plan = microagg.dask.microaggregate(dd.from_pandas(df, npartitions=3), 3,
+                                              return_info=True, **kwargs)
+    _, info = ma.microaggregate(df, 3, return_info=True, **kwargs)
+    assert isinstance(plan, microagg.dask.ReleasePlan) and isinstance(lazy, dd.DataFrame)
+    assert plan.kept == info.kept == ["row"]
+    assert len(plan.notes) == 3 and plan.notes == info.notes  # row index, dates, merged
+    assert any("visit" in note for note in plan.notes)
+    for name in ("columns", "method", "k", "params", "passed_through", "merged"):
+        assert getattr(plan, name) == getattr(info, name), name
+    pd.testing.assert_frame_equal(plan.strata, info.strata[list(plan.strata.columns)])
+    assert list(plan.strata.columns) == ["records", "protected_with", "unit_records"]
+
+
 def test_protect_scheduler_uses_the_cluster(client, tmp_path, capsys):
     from microagg._cli import main
 

@@ -19,6 +19,6 @@ except ImportError as err:  # pragma: no cover - exercised in a subprocess by th
     raise ImportError("microagg.dask needs Dask, which is not installed: "
                       "pip install microagg[dask]") from err
 
-from ._engine import microaggregate
+from ._engine import ReleasePlan, microaggregate
 
-__all__ = ["microaggregate"]
+__all__ = ["microaggregate", "ReleasePlan"]

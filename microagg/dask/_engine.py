@@ -22,6 +22,7 @@ first pass; never on a sample.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import dask
@@ -36,14 +37,72 @@ from .._strata import (
     check_policy,
     combine_moments,
     global_spread,
+    merged_notes,
     moments,
+    plan_report,
     plan_strata,
     protect_block,
     strata_list,
 )
 from .._validate import as_matrix, check_k
 
-__all__ = ["microaggregate"]
+__all__ = ["microaggregate", "ReleasePlan"]
+
+
+@dataclass(frozen=True)
+class ReleasePlan:
+    """What :func:`microaggregate` decided before any group is formed, from the whole frame.
+
+    The fields share their names and meaning with :class:`microagg.MicroaggregationInfo`;
+    the measures of the release (labels, SSE, IL, group sizes) are not here, because the
+    groups are formed only when the lazy result is computed: measure the computed release
+    (e.g. :func:`microagg.information_loss`) if you need them.
+
+    Book: :ref:`sec-scale-dask`.
+
+    Attributes
+    ----------
+    columns : list
+        The protected columns.
+    method, k, params
+        The heuristic and its settings.
+    passed_through : list
+        The columns copied unchanged: strata, kept and text columns.
+    kept : list
+        The columns released exactly as they were (``keep=``, and a row index).
+    notes : list of str
+        As in memory: why a numeric column was not chosen by default (a row index), a
+        column of dates passed through, and each small stratum merged.
+    strata : pandas.DataFrame
+        One row per stratum (indexed by its key, in sorted order): ``records``,
+        ``protected_with`` (itself, or the stratum a small one was merged into) and
+        ``unit_records``.
+    merged : dict
+        Each small stratum's key and the key of the stratum it was merged into.
+
+    Examples
+    --------
+    >>> import dask.dataframe as dd, pandas as pd
+    >>> import microagg.dask
+    >>> df = pd.DataFrame({"age": [23, 25, 24, 61, 64, 60, 33],
+    ...                    "region": ["N", "N", "S", "S", "S", "N", "W"]})
+    >>> _, plan = microagg.dask.microaggregate(dd.from_pandas(df, npartitions=2), 3,
+    ...                                       strata="region", small_strata="merge",
+    ...                                       return_info=True)
+    >>> plan.merged, plan.strata["protected_with"].tolist()
+    ({'W': 'N'}, ['N', 'S', 'N'])
+    """
+
+    columns: list[Any]
+    method: str
+    k: int
+    params: dict[str, Any]
+    passed_through: list[Any]
+    kept: list[Any]
+    notes: list[str]
+    strata: pd.DataFrame
+    merged: dict[Any, Any] = field(default_factory=dict)
+
 
 _UNIT, _POS, _INDEX = "__microagg_unit__", "__microagg_pos__", "__microagg_index__"
 
@@ -51,7 +110,7 @@ _UNIT, _POS, _INDEX = "__microagg_unit__", "__microagg_pos__", "__microagg_index
 def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
                    columns: Any = None, standardize: bool = True,
                    small_strata: str = "error", keep: Any = None, keep_rest: bool = False,
-                   **params: Any) -> Any:
+                   return_info: bool = False, **params: Any) -> Any:
     """Microaggregate a Dask DataFrame within strata: one task per stratum.
 
     Book: :ref:`sec-scale-dask`.
@@ -80,12 +139,15 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
         released under the key of the stratum it joined).
     keep, keep_rest
         As :func:`microagg.microaggregate`: columns released unchanged on purpose.
+    return_info : bool, default False
+        Also return a :class:`ReleasePlan`: the columns' roles, the notes and the strata
+        plan (known before computing, as they are decided on the whole frame).
     **params
         Passed to the method.
 
     Returns
     -------
-    dask.dataframe.DataFrame
+    dask.dataframe.DataFrame, or (dask.dataframe.DataFrame, ReleasePlan)
         Lazy: one partition per unit (a stratum, with small strata merged into it) in
         sorted stratum order, rows in input order with their index; protected columns
         are float64.
@@ -118,14 +180,34 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
     [36.0, 36.0, 49.666666666666664, 49.666666666666664, 49.666666666666664, 36.0]
     >>> out.sort_index().equals(microagg.microaggregate(ddf.compute(), 3, strata="region"))
     True
+
+    What was decided, before computing (the same notes as in memory):
+
+    >>> df.insert(0, "row", range(6))  # a first column 0..n-1: a row index, kept
+    >>> lazy, plan = microagg.dask.microaggregate(dd.from_pandas(df, npartitions=2), 3,
+    ...                                          strata="region", return_info=True)
+    >>> plan.columns, plan.kept, plan.strata["records"].to_dict()
+    (['age'], ['row'], {'N': 3, 'S': 3})
+    >>> plan.notes[0][:40]
+    "'row' looks like a row index (the first "
     """
     _check_frame(ddf)
     check_release_k(k)  # (both before the pass over the data)
     roles = _roles(ddf, method, columns, params, strata, keep, keep_rest)
     k, plan, units, offsets = _plan(ddf, k, roles.strata, roles.protect,
                                     check_policy(small_strata), standardize)
-    return _released(ddf, plan, units, offsets, k, method=method, params=params, roles=roles,
+    lazy = _released(ddf, plan, units, offsets, k, method=method, params=params, roles=roles,
                      standardize=standardize)
+    if not return_info:
+        return lazy
+    index = (pd.Index(plan.keys, name=roles.strata[0]) if len(roles.strata) == 1
+             else pd.MultiIndex.from_tuples(plan.keys, names=roles.strata))
+    passed = [c for c in ddf.columns if c not in set(roles.protect)]
+    return lazy, ReleasePlan(
+        columns=list(roles.protect), method=method, k=k, params=dict(params),
+        passed_through=passed, kept=list(roles.keep),
+        notes=[*roles.notes, *merged_notes(roles.strata, plan.merged)],
+        strata=plan_report(plan, index), merged=dict(plan.merged))
 
 
 def _roles(ddf: Any, method: Any, columns: Any, params: dict[str, Any], strata: Any,

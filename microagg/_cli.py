@@ -83,7 +83,7 @@ EXAMPLES = """examples:
   microagg protect survey.csv -k 3 -o protected.csv
   microagg protect survey.csv -k 5 --method vmdav --gamma 1.1 --columns age,income -o out.csv
   microagg protect national.parquet -k 3 --strata region --jobs 4 -o protected.parquet
-  microagg protect national.parquet -k 3 --strata region,wave --small-strata merge \
+  microagg protect national.parquet -k 3 --strata region,wave --small-strata merge \\
       --scheduler tcp://scheduler:8786 -o protected.parquet
   microagg data --download
   microagg audit survey.csv protected.csv -k 3

@@ -56,3 +56,23 @@ def test_info_says_why_numba_is_off(monkeypatch, capsys):
 def test_unknown_command_exits():
     with pytest.raises(SystemExit):
         main(["frobnicate"])
+
+
+def test_every_example_of_the_help_parses(capsys):
+    """The examples ``microagg --help`` prints are commands a user can paste: each, with its
+    shell line continuations, is accepted by the parser (parsed only, not run)."""
+    import shlex
+
+    from microagg._cli import _parser
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    shown = capsys.readouterr().out.split("examples:\n", 1)[1]
+    # a long example is shown on two lines joined by a backslash, not run together
+    assert not [line for line in shown.splitlines() if "  " in line.strip()], shown
+    commands = shown.replace("\\\n", " ").strip().splitlines()
+    assert len(commands) == 8 and all(c.strip().startswith("microagg ") for c in commands)
+    parser = _parser()
+    for command in commands:
+        args = parser.parse_args(shlex.split(command)[1:])
+        assert callable(args.func), command

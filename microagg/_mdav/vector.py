@@ -95,6 +95,11 @@ class _Pool:
         self.total = total  # running total of the unassigned records
         self.aux = aux  # an optional per-record array kept aligned (V-MDAV)
         self._scale = float(self.sqn.max()) if X.shape[0] else 0.0
+        self.kept: np.ndarray | None = None  # the rows the last remove() compacted to
+
+    def carry(self, d: np.ndarray) -> np.ndarray:
+        """Distances computed before the last :meth:`remove`, for the rows now held."""
+        return d if self.kept is None else d[self.kept]
 
     def __len__(self) -> int:
         return self.n_alive
@@ -125,9 +130,12 @@ class _Pool:
     def centroid(self) -> np.ndarray:
         return self.total / self.n_alive
 
-    def farthest(self, v: np.ndarray) -> int:
-        """Position of the unassigned record farthest from ``v`` (first on ties)."""
-        d = self.approx(v)
+    def farthest(self, v: np.ndarray, d: np.ndarray | None = None) -> int:
+        """Position of the unassigned record farthest from ``v`` (first on ties).
+
+        ``d`` may pass precomputed :meth:`approx` distances (overwritten).
+        """
+        d = self.approx(v) if d is None else d
         d[self.dead] = -np.inf
         cand = np.flatnonzero(d >= d.max() - self.tol(v))
         if cand.size == 1:
@@ -161,12 +169,13 @@ class _Pool:
             cand = cand[np.isfinite(d[cand])]
         return cand[_nearest(self.exact(cand, v), m)]
 
-    def group_around(self, r: int, size: int) -> np.ndarray:
+    def group_around(self, r: int, size: int, d: np.ndarray | None = None) -> np.ndarray:
         """Positions of record ``r`` and its ``size - 1`` nearest unassigned records.
 
-        ``r`` itself always belongs to its group, even when it has duplicates.
+        ``r`` itself always belongs to its group, even when it has duplicates. ``d`` may
+        pass the precomputed :meth:`approx` distances to record ``r``.
         """
-        others = self.nearest(self.X[r], size - 1, exclude=np.array([r]))
+        others = self.nearest(self.X[r], size - 1, exclude=np.array([r]), d=d)
         return np.concatenate([[r], others]).astype(np.int64)
 
     def remove(self, pos: np.ndarray) -> np.ndarray:
@@ -178,8 +187,9 @@ class _Pool:
         self.n_alive -= pos.size
         for row in self.X[np.sort(pos)]:  # one record at a time, in input order
             self.total -= row
+        self.kept = None
         if self.n_alive < 2 * self.alive.size // 3:
-            keep = self.alive
+            keep = self.kept = self.alive
             self.X, self.index, self.sqn = self.X[keep], self.index[keep], self.sqn[keep]
             self.XT = np.ascontiguousarray(self.XT[:, keep])
             if self.aux is not None:
@@ -220,10 +230,11 @@ def _mdav_rounds(arr: np.ndarray, k: int, total: np.ndarray, two_groups: bool) -
     while len(pool) >= 3 * k:
         r = pool.farthest(pool.centroid())
         xr = pool.X[r].copy()
-        labels[pool.remove(pool.group_around(r, k))] = g
+        dr = pool.approx(xr)  # used twice: x_r's group, then the record farthest from x_r
+        labels[pool.remove(pool.group_around(r, k, d=dr))] = g
         g += 1
         if two_groups:
-            s = pool.farthest(xr)
+            s = pool.farthest(xr, d=pool.carry(dr))
             labels[pool.remove(pool.group_around(s, k))] = g
             g += 1
     return _last_groups(pool, labels, g, k)

@@ -231,6 +231,9 @@ def _reproduce(args: argparse.Namespace) -> int:
         return 0
     print(f"microagg: {reproductions.ledger_summary(table)}"
           + (" [reduced settings: MICROAGG_QUICK=1]" if quick else ""), file=sys.stderr)
+    for short in reproductions.ledger_shortfalls(table):
+        print(f"microagg: {short}: with fewer runs a cell that does not match is 'differs'",
+              file=sys.stderr)
     return 0
 
 

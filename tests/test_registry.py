@@ -158,6 +158,9 @@ def test_ledger_page_counts_agree_with_the_ledger(build_ledger):
     assert reproductions.ledger_summary(build_ledger.reset_index()) in text
     assert (f"{counts['exact']} of {results} published results are exact, {counts['close']} "
             f"close, {counts['consistent']} consistent") in text
+    # a reproduction that runs fewer times than a status needs says so on the page
+    for short in reproductions.ledger_shortfalls(build_ledger.reset_index()):
+        assert short in text, short
 
 
 # -- the command line reads the same registry -------------------------------------------------
@@ -173,7 +176,10 @@ def test_cli_reproduce_all_writes_the_ledger(quick_ledger, tmp_path, monkeypatch
     got, want = _keyed(written), _keyed(quick_ledger)
     assert got["status"].equals(want.loc[got.index, "status"])
     assert (got.loc[got["status"] == "differs", "reason"].str.len() > 0).all()
-    assert "[reduced settings: MICROAGG_QUICK=1]" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    shortfalls = reproductions.ledger_shortfalls(written)
+    assert shortfalls and all(f"microagg: {short}: " in err for short in shortfalls), err
+    assert "[reduced settings: MICROAGG_QUICK=1]" in err
     # an existing file is kept unless --force
     out.write_text("keep me")
     assert main(["reproduce", "all", "--csv", str(out)]) == 2

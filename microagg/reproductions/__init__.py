@@ -20,6 +20,7 @@ from ._compare import (
     ivmdav_table1,
     ledger,
     ledger_counts,
+    ledger_shortfalls,
     ledger_summary,
     paper_layout,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "ledger",
     "ledger_counts",
     "ledger_summary",
+    "ledger_shortfalls",
     "STATUSES",
     "Status",
     "RECREATED",

@@ -18,10 +18,19 @@ from .. import published
 from .._methods import list_methods
 from ._entries import ENTRIES, get_entry, run
 from ._registry import KEYS
-from ._status import CLOSE, EXACT, MIN_DRAWS, RECREATED, STATUSES, cell_status, status_summary
+from ._status import (
+    CLOSE,
+    EXACT,
+    MIN_DRAWS,
+    MIN_RUNS,
+    RECREATED,
+    STATUSES,
+    cell_status,
+    status_summary,
+)
 
 __all__ = ["EXACT", "CLOSE", "STATUSES", "compare", "ivmdav_table1", "paper_layout", "ledger",
-           "ledger_counts", "ledger_summary"]
+           "ledger_counts", "ledger_summary", "ledger_shortfalls"]
 
 
 def _published_cells(name: str) -> pd.DataFrame:
@@ -211,3 +220,52 @@ def ledger_summary(ledger_frame: pd.DataFrame) -> str:
     '4 further cells are settings used as given (4 cells in all)'
     """
     return status_summary(ledger_counts(ledger_frame))
+
+
+def ledger_shortfalls(ledger_frame: pd.DataFrame) -> list[str]:
+    """One sentence per reproduction whose runs fall short of what a status needs.
+
+    A cell on re-created data needs :data:`MIN_DRAWS` re-draws for the status *recreated
+    data*, and a cell of a seeded reproduction (one with ``seeds`` in its registry settings)
+    :data:`MIN_RUNS` runs to be called *consistent*; with fewer, a cell that does not match
+    is *differs*, with that reason. Read from the ``runs`` of the ledger's cells, so it says
+    what ran. The ledger page and ``microagg reproduce`` print it.
+
+    Book: :ref:`page-ledger`.
+
+    Examples
+    --------
+    >>> cells = pd.DataFrame({"reproduction": "genetic-table2", "status": "differs",
+    ...                       "dataset": ["scattered", "clustered", "census"],
+    ...                       "runs": [3, 3, 1]})
+    >>> import textwrap
+    >>> print(textwrap.fill(ledger_shortfalls(cells)[0], 80))
+    genetic-table2 ran 3 re-draws of scattered and clustered (the recreated-data
+    status needs 20) and 1 run on census (consistent needs 10)
+    """
+    out = []
+    results = ledger_frame[ledger_frame["status"] != "input"]
+    for name, cells in results.groupby("reproduction", sort=False):
+        entry = get_entry(name)
+        short = []
+        redrawn = cells["dataset"].isin(entry.recreated)
+        if redrawn.any() and cells.loc[redrawn, "runs"].min() < MIN_DRAWS:
+            fewest = int(cells.loc[redrawn, "runs"].min())
+            short.append(f"{fewest} re-draw{'s' * (fewest != 1)} of "
+                         f"{_listed(cells.loc[redrawn, 'dataset'])} (the recreated-data "
+                         f"status needs {MIN_DRAWS})")
+        seeded = "seeds" in entry.paper_settings and (~redrawn).any()
+        if seeded and cells.loc[~redrawn, "runs"].min() < MIN_RUNS:
+            fewest = int(cells.loc[~redrawn, "runs"].min())
+            short.append(f"{fewest} run{'s' * (fewest != 1)} on "
+                         f"{_listed(cells.loc[~redrawn, 'dataset'])} (consistent needs "
+                         f"{MIN_RUNS})")
+        if short:
+            out.append(f"{name} ran {' and '.join(short)}")
+    return out
+
+
+def _listed(names: pd.Series) -> str:
+    """``a``, ``a and b``, ``a, b and c``: the distinct names in order of appearance."""
+    seen = list(dict.fromkeys(str(n) for n in names))
+    return seen[0] if len(seen) == 1 else f"{', '.join(seen[:-1])} and {seen[-1]}"

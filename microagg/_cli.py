@@ -349,7 +349,9 @@ def _protect_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                    help="microaggregation method (default mdav); see microagg.list_methods()")
     m.add_argument("--columns", help="comma-separated columns to protect (default: every "
                    "numeric column, except strata, kept columns and a first column that is a "
-                   "row index)")
+                   "row index); in every list of names, a name holding a comma, a quote or "
+                   "blanks at its ends goes in double quotes, as in a CSV line: "
+                   "'\"income, gross\",age'")
     m.add_argument("--no-standardize", action="store_true",
                    help="build groups on raw values instead of z-scores")
     add_release_options(m)

@@ -25,6 +25,7 @@ import ctypes
 import errno
 import io
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -127,13 +128,41 @@ def columns_arg(text: str | None) -> list[str] | None:
     return list_arg(text, "--columns", "or leave out --columns to protect every numeric column")
 
 
-def list_arg(text: str | None, flag: str, otherwise: str = "") -> list[str] | None:
-    """``FLAG a,b`` as a list of names; an empty name is an error."""
+#: One name of a comma-separated list: in double quotes as in a CSV line (``""`` for a quote
+#: inside), or bare (no comma or quote; blanks around it are dropped).
+_LISTED_NAME = re.compile(r'\s*(?:"((?:[^"]|"")*)"|([^,"]*?))\s*(,|$)')
+
+
+def list_arg(text: str | None, flag: str, otherwise: str = "", what: str = "column"
+             ) -> list[str] | None:
+    """``FLAG a,b`` as a list of names; an empty name is an error.
+
+    Names are separated by commas and stripped of the blanks around them. A name holding a
+    comma, a double quote or blanks at its ends is written in double quotes, as in a CSV
+    line: ``'"income, gross",age'``, ``'" spaced "'``.
+
+    Examples
+    --------
+    >>> list_arg('age, "income, gross", " spaced "', "--columns")
+    ['age', 'income, gross', ' spaced ']
+    """
     if text is None:
         return None
-    names = [c.strip() for c in text.split(",")]
-    if not text.strip() or any(not c for c in names):
-        raise ValueError(f"{flag} {text!r} names an empty column; give names separated by "
+    names: list[str] = []
+    at = 0
+    while True:
+        found = _LISTED_NAME.match(text, at)
+        if found is None:
+            raise ValueError(f"{flag} {text!r}: a double quote may only enclose a whole "
+                             f"name, as in a CSV line (e.g. {flag} '\"income, gross\",age'; "
+                             "a quote inside a quoted name is doubled)")
+        quoted, bare, comma = found.groups()
+        names.append(quoted.replace('""', '"') if quoted is not None else bare)
+        at = found.end()
+        if not comma:
+            break
+    if any(not name for name in names):
+        raise ValueError(f"{flag} {text!r} names an empty {what}; give names separated by "
                          f"commas{', ' + otherwise if otherwise else ''}")
     return names
 

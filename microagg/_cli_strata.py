@@ -87,7 +87,7 @@ def add_release_options(m: argparse.ArgumentParser) -> None:
 
 def release_options(args: argparse.Namespace) -> ReleaseChoice:
     return ReleaseChoice(keep=list_arg(args.keep, "--keep"), keep_rest=bool(args.keep_rest),
-                         na=list_arg(args.na, "--na") or [])
+                         na=list_arg(args.na, "--na", what="missing-value text") or [])
 
 
 def print_roles(roles: Roles, err: Any) -> None:

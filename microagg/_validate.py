@@ -260,5 +260,19 @@ def column_labels(value: Any, table_columns: Sequence[Any], name: str) -> list[A
     known = list(table_columns)
     missing = [c for c in chosen if c not in known]
     if missing:
-        raise ValueError(f"{what} {missing} are not in the table; it has {known}")
+        raise ValueError(f"{what} {missing} are not in the table; it has {known}"
+                         + _quoting_hint(missing, known))
     return chosen
+
+
+def _quoting_hint(missing: Sequence[Any], known: Sequence[Any]) -> str:
+    """A hint for a name the command line split or trimmed: the table's columns with a
+    comma, a quote or blanks at their ends that a missing name is part of."""
+    odd = [c for c in known if isinstance(c, str) and (c != c.strip() or "," in c or '"' in c)]
+    meant = [c for c in odd if any(isinstance(m, str) and m.strip() and m.strip() in c
+                                   for m in missing)]
+    if not meant:
+        return ""
+    return (f"; did you mean {', '.join(map(repr, meant))}? On the command line, a name "
+            "holding a comma, a quote or blanks at its ends is written in double quotes, as "
+            "in a CSV line: '\"income, gross\",age'")

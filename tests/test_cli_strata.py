@@ -299,3 +299,39 @@ def test_help_shows_strata_parquet_and_dask(capsys):
         assert needle in out
     rc, out, _ = run(["--help"], capsys)
     assert "--strata region" in out and "--scheduler tcp://" in out and ".parquet" in out
+
+
+@pytest.mark.parametrize("strata", [[], ["--strata", '"region, coded"']])
+def test_names_with_commas_quotes_and_blanks_are_written_as_in_a_csv_line(tmp_path, capsys,
+                                                                          strata):
+    """A column name holding a comma, a quote or blanks at its ends can be named in every
+    list of names, in double quotes; the same columns are protected, in memory and
+    streamed, as the in-memory function protects them."""
+    df = national(300).rename(columns={"region": "region, coded", "income": "income, gross",
+                                       "hours": ' hours "paid" '})
+    src, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    df.to_csv(src, index=False)
+    names = '"income, gross", age ," hours ""paid"" "'
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, "--columns", names,
+                      "--keep", '"wave", id', *strata], capsys)
+    assert rc == 0, err
+    cols = ["income, gross", "age", ' hours "paid" ']
+    expected = ma.microaggregate(df, 3, columns=cols, keep=["wave", "id"],
+                                 strata=["region, coded"] if strata else None)
+    got = read(out).set_index("id").loc[expected["id"]]
+    assert list(read(out).columns) == list(df.columns)
+    np.testing.assert_array_equal(got[cols].to_numpy(), expected[cols].to_numpy())
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--columns", "income, gross"], "did you mean 'income, gross'? On the command line"),
+    (["--keep", " hours "], "did you mean ' hours '?"),
+    (["--columns", 'income"x'], "a double quote may only enclose a whole name"),
+    (["--na", "a,,b"], "--na 'a,,b' names an empty missing-value text"),
+])
+def test_a_name_the_list_split_or_trimmed_gets_a_hint(tmp_path, capsys, argv, needle):
+    src = tmp_path / "in.csv"
+    national(60).rename(columns={"income": "income, gross", "hours": " hours "}).to_csv(
+        src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", tmp_path / "o.csv", *argv], capsys)
+    assert needle in one_line_error(rc, err)

@@ -46,7 +46,7 @@ from ._cli_io import (
     method_params,
     one_line,
     output_target,
-    read_table,
+    read_input,
     write_table,
 )
 from ._cli_strata import (
@@ -153,7 +153,8 @@ def _protect_in_memory(args: argparse.Namespace, source: Path | None, out: Path 
                        choice: ReleaseChoice) -> None:
     """``microagg protect`` without strata: the whole table in memory, stage by stage."""
     with stages(args.progress, _STAGES) as step:
-        df = read_table(source, fmts[0])
+        read = read_input(source, fmts[0])
+        df = read.frame
         step()
         profiles = profile_frame(df, na=choice.na, text_numbers=fmts[0] == "csv")
         roles = decide_roles(list(df.columns), profiles, columns=columns, keep=choice.keep,
@@ -171,7 +172,8 @@ def _protect_in_memory(args: argparse.Namespace, source: Path | None, out: Path 
             step()
             check_release(df, tmp, args.k, roles, (None, fmts[1]))
 
-        write_table(protected, out, sys.stdout, fmts[1], force=args.force, check=check)
+        write_table(protected, out, sys.stdout, fmts[1], force=args.force, check=check,
+                    types=read.arrow_schema, changed=roles.protect)
     print_roles(roles, sys.stderr)
     print(f"{args.method}, k={args.k}: {info.n_groups} groups, sizes "
           f"{info.group_sizes.min()}..{info.group_sizes.max()}, "

@@ -32,8 +32,9 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -46,7 +47,8 @@ from ._methods import METHODS
 from ._release import check_names
 
 __all__ = ["METHOD_OPTIONS", "COMPRESSIONS", "add_method_options", "method_params",
-           "input_file", "output_target", "read_table", "write_table", "columns_arg", "list_arg",
+           "input_file", "output_target", "read_input", "InputTable", "write_table",
+           "columns_arg", "list_arg",
            "run_folder", "guard", "atomic_target", "publish", "compression_of", "open_output",
            "signals_held", "one_line"]
 
@@ -204,7 +206,16 @@ def output_target(name: str | None, source: Path | None, force: bool) -> Path | 
     return out
 
 
-def read_table(path: Path | None, fmt: str = "csv") -> pd.DataFrame:
+@dataclass(frozen=True)
+class InputTable:
+    """A table read by :func:`read_input`: the frame, and a Parquet file's Arrow schema
+    (``None`` for CSV), whose column types a Parquet output keeps (:func:`write_table`)."""
+
+    frame: pd.DataFrame
+    arrow_schema: Any = None
+
+
+def read_input(path: Path | None, fmt: str = "csv") -> InputTable:
     """The whole table as read (``path`` ``None``: standard input, read in full first): a
     CSV file's every value as the text it is (nothing made missing, no booleans; a row
     with more fields than the header is an error naming its line), a Parquet file with
@@ -223,10 +234,11 @@ def read_table(path: Path | None, fmt: str = "csv") -> pd.DataFrame:
             check_names(pa.parquet.read_schema(source).names)
             if path is None:
                 source.seek(0)
-            return arrow_frame(pa.parquet.read_table(source))
+            table = pa.parquet.read_table(source)
+            return InputTable(arrow_frame(table), table.schema)
         except pa.ArrowException as err:
             raise ValueError(f"cannot read {name} as a Parquet file: {one_line(err)}") from None
-    return read_text_csv(source, name)
+    return InputTable(read_text_csv(source, name))
 
 
 #: Compressions of a CSV output, by the output's last suffix: the codec pandas names.
@@ -291,29 +303,57 @@ def open_output(path: str | Path, compression: str | None) -> Iterator[IO[str]]:
 
 def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv", *,
                 folder: Path | None = None, force: bool = False,
-                check: Callable[[str], Any] = lambda tmp: None) -> None:
+                check: Callable[[str], Any] = lambda tmp: None,
+                types: Any = None, changed: Sequence[Any] = ()) -> None:
     """Write ``df`` to ``out`` (compressed as its name says), or CSV to ``stdout``.
 
     The file is written in ``folder`` (a :func:`run_folder`; one is made if not given)
     and published under its name, or copied to ``stdout``, only once it is whole
     (:func:`atomic_target`). ``check(tmp)`` runs on the written temporary file before
-    that (the release audit); an error removes it.
+    that (the release audit); an error removes it. ``types``: the input's Arrow schema,
+    whose column types a Parquet output keeps for every column but ``changed`` (the
+    protected ones), as the streamed path does (a ``decimal128(8, 4)`` stays one, not the
+    narrowest decimal its values fit).
     """
     if folder is None:
         with run_folder(out) as made:
-            write_table(df, out, stdout, fmt, folder=made, force=force, check=check)
+            write_table(df, out, stdout, fmt, folder=made, force=force, check=check,
+                        types=types, changed=changed)
         return
     if fmt == "parquet":
         from ._stream import require_pyarrow
 
-        require_pyarrow("writing Parquet")
+        pa = require_pyarrow("writing Parquet")
     with atomic_target(out, folder, force=force, stdout=stdout) as tmp:
         if fmt == "parquet":
-            df.to_parquet(tmp, engine="pyarrow", index=False)
+            table = pa.Table.from_pandas(df, preserve_index=False)
+            if types is not None:
+                table = _as_read(table, types, changed)
+            pa.parquet.write_table(table, tmp)
         else:
             with open_output(tmp, compression_of(out)) as fh:
                 df.to_csv(fh, index=False)
         check(tmp)
+
+
+def _as_read(table: Any, types: Any, changed: Sequence[Any]) -> Any:
+    """``table`` with the columns not ``changed`` cast back to their types in ``types``
+    (the values are those read, so the cast loses nothing; one that fails keeps its
+    column as it is)."""
+    from ._stream import require_pyarrow
+
+    pa = require_pyarrow("writing Parquet")
+    skip = {str(c) for c in changed}
+    for i, field in enumerate(table.schema):
+        if field.name in skip or types.get_field_index(field.name) < 0:
+            continue
+        kind = types.field(field.name).type
+        if kind != field.type:
+            try:
+                table = table.set_column(i, field.with_type(kind), table.column(i).cast(kind))
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                pass
+    return table
 
 
 # --------------------------------------------------------------------------------------

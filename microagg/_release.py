@@ -31,6 +31,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._validate import number_objects, object_floats
+
 __all__ = ["RESERVED", "ColumnProfile", "Roles", "profile_frame",
            "combine_profiles", "profile_batches", "decide_roles", "check_names",
            "numeric_text", "decorated_numbers", "text_to_numbers", "protectable", "RELEASE_MIN_K",
@@ -123,6 +125,8 @@ def _scalar_kind(values: pd.Series) -> str | None:
         return "nested" if values.map(_nested_number).any() else "text"
     if probe.map(lambda v: isinstance(v, pd.Timedelta)).all():
         return "timedelta"
+    if number_objects(values):  # Decimal (a database's NUMERIC, Parquet decimal), ...
+        return "number"
     return None
 
 
@@ -202,6 +206,11 @@ def profile_frame(frame: pd.DataFrame, *, na: Sequence[str] = (), text_numbers: 
             continue
         present = col[col.notna().to_numpy()]
         special = _scalar_kind(present) if len(present) else None
+        if special == "number":  # numbers held as objects: profiled as the floats they are
+            floats = pd.Series(object_floats(col))
+            out.append(ColumnProfile(kind="number", rows=rows, missing=rows - len(present),
+                                     **_range(floats, "number")))
+            continue
         if special is not None:
             out.append(ColumnProfile(kind=special, rows=rows, missing=rows - len(present)))
             continue

@@ -18,14 +18,16 @@ largest absolute value lies between ``2**-SAFE_EXPONENT`` and ``2**SAFE_EXPONENT
 
 from __future__ import annotations
 
+import decimal
 import math
+import numbers
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 __all__ = ["as_matrix", "check_k", "check_count", "check_real", "check_flag", "check_seed",
-           "as_labels",
+           "as_labels", "number_objects", "object_floats",
            "rescaled", "scale_exponent", "unscale_square", "SAFE_EXPONENT"]
 
 #: Data whose largest absolute value is within ``2**-SAFE_EXPONENT .. 2**SAFE_EXPONENT``
@@ -47,13 +49,20 @@ def as_matrix(X: Any, name: str = "X", *, min_rows: int = 1) -> np.ndarray:
     if isinstance(X, np.ma.MaskedArray):
         X = _unmasked(X, name)
     if hasattr(X, "dtypes") and hasattr(X, "columns"):  # a pandas DataFrame
-        bad = [str(c) for c, t in X.dtypes.items() if not _is_numeric_dtype(t)]
+        objects = [j for j, t in enumerate(X.dtypes) if not _is_numeric_dtype(t)
+                   and getattr(t, "kind", "") == "O" and number_objects(X.iloc[:, j])]
+        bad = [str(c) for j, (c, t) in enumerate(X.dtypes.items())
+               if not _is_numeric_dtype(t) and j not in objects]
         if bad:
             raise TypeError(
-                f"{name} has non-numeric column(s) {bad}; microaggregation needs numbers "
+                f"{name}: non-numeric column(s) {bad}; microaggregation needs numbers "
                 "(select numeric columns, or encode categories first)"
             )
         columns = list(X.columns)
+        if objects:  # numbers held as objects (Decimal): as floats, missing values as NaN
+            X = X.copy()
+            for j in objects:
+                X.isetitem(j, object_floats(X.iloc[:, j]))
         X = X.to_numpy(dtype=float)
     arr = np.asarray(X)
     if arr.dtype.kind not in "biuf":
@@ -90,6 +99,53 @@ def _unmasked(X: np.ma.MaskedArray, name: str) -> np.ndarray:
                          "microaggregation needs every value: drop or impute those records "
                          "(e.g. X[~X.mask.any(axis=1)].data) first")
     return np.ma.getdata(X)
+
+
+#: The values an object column may hold and still be a column of numbers: reals (Python's
+#: int and float, numpy's numbers, fractions) and decimals (a database's NUMERIC, a Parquet
+#: decimal column), not booleans.
+_NUMBER_OBJECTS = (numbers.Real, decimal.Decimal)
+
+
+def number_objects(column: Any) -> bool:
+    """Whether a column of objects holds numbers only (missing values aside), such as the
+    ``decimal.Decimal`` values of a database's NUMERIC column or a Parquet decimal column.
+
+    Every value is looked at (a column is never judged on a sample); a boolean is not a
+    number here.
+
+    Examples
+    --------
+    >>> import decimal, pandas as pd
+    >>> number_objects(pd.Series([decimal.Decimal("1.5"), None, 2], dtype=object))
+    True
+    >>> number_objects(pd.Series(["1.5", 2], dtype=object)), number_objects(
+    ...     pd.Series([True, 2], dtype=object))
+    (False, False)
+    """
+    values = column.to_numpy(dtype=object)
+    present = 0
+    for v in values:
+        if v is None or _missing(v):
+            continue
+        if isinstance(v, bool | np.bool_) or not isinstance(v, _NUMBER_OBJECTS):
+            return False
+        present += 1
+    return present > 0
+
+
+def object_floats(column: Any) -> np.ndarray:
+    """A column of :func:`number_objects` as float64, missing values as NaN."""
+    return np.array([np.nan if v is None or _missing(v) else float(v)
+                     for v in column.to_numpy(dtype=object)], dtype=float)
+
+
+def _missing(value: Any) -> bool:
+    """``NaN``, ``None``, ``pd.NA`` and ``NaT``: what pandas counts as missing."""
+    try:
+        return bool(value != value) or type(value).__name__ in ("NAType", "NaTType")
+    except (TypeError, ArithmeticError):  # pd.NA != pd.NA is ambiguous; Decimal("sNaN")
+        return True
 
 
 def _is_numeric_dtype(t: Any) -> bool:

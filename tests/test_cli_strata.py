@@ -335,3 +335,41 @@ def test_a_name_the_list_split_or_trimmed_gets_a_hint(tmp_path, capsys, argv, ne
         src, index=False)
     rc, _, err = run(["protect", src, "-k", "3", "-o", tmp_path / "o.csv", *argv], capsys)
     assert needle in one_line_error(rc, err)
+
+
+@pytest.mark.parametrize("strata", [[], ["--strata", "region"]])
+def test_decimal_columns_are_numbers_and_kept_types_stay(tmp_path, capsys, strata):
+    """A Parquet decimal column (a database's NUMERIC, Spark's DECIMAL) is a column of
+    numbers: protected by default as its values as floats, kept exactly with its own type,
+    in memory and streamed; the other kept columns keep their Arrow types too."""
+    import decimal
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    df = national(240)
+    table = pa.table({
+        "id": pa.array(df["id"]), "region": pa.array(df["region"], pa.string()),
+        "income": pa.array([decimal.Decimal(f"{v:.2f}") for v in df["income"]],
+                           pa.decimal128(12, 2)),
+        "weight": pa.array([decimal.Decimal(f"{1 + v / 1000:.4f}") for v in df["hours"]],
+                           pa.decimal128(8, 4)),
+        "age": pa.array(df["age"])})
+    src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    pq.write_table(table, src)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, "--keep", "id,weight", *strata],
+                     capsys)
+    assert rc == 0, err
+    assert "protected 2 column(s): income, age" in err
+    written = pq.read_schema(out)
+    assert [written.field(c).type for c in ("id", "region", "weight")] == [
+        pa.int64(), pa.string(), pa.decimal128(8, 4)]
+    assert written.field("income").type == pa.float64()
+    as_floats = table.to_pandas().astype({"income": float})
+    expected = ma.microaggregate(as_floats, 3, keep=["id", "weight"],
+                                 strata="region" if strata else None)
+    got = pd.read_parquet(out).set_index("id").loc[expected["id"]]
+    np.testing.assert_array_equal(got[["income", "age"]].to_numpy(),
+                                  expected[["income", "age"]].to_numpy())
+    assert (got["weight"].to_numpy() == table.column("weight").to_pandas()
+            .to_numpy()[expected["id"]]).all()

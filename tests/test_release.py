@@ -567,3 +567,32 @@ def test_standard_output_gets_the_audited_file(tmp_path, capsys, monkeypatch, ex
     assert rc == 0, err
     assert stdout == out.read_text() and len(audited) == 2
     assert not audited[1].parent.exists()  # the run's folder is gone
+
+
+def test_number_objects_are_numbers_and_anything_else_is_not():
+    """A column of Decimal (or other real number) objects, as a database's NUMERIC reads,
+    is protected by default as its floats; one value that is not a number makes the whole
+    column not numbers (judged on every value), and a missing one is the NaN error."""
+    import decimal
+    import fractions
+
+    rng = np.random.default_rng(3)
+    cents = rng.integers(100_000, 900_000, 40)
+    df = pd.DataFrame({"income": [decimal.Decimal(int(c)) / 100 for c in cents],
+                       "share": [fractions.Fraction(int(c), 1000) for c in cents[::-1]],
+                       "town": ["a", "b"] * 20})
+    out, info = ma.microaggregate(df, 4, return_info=True)
+    assert info.columns == ["income", "share"] and info.passed_through == ["town"]
+    as_floats = df.astype({"income": float, "share": float})
+    pd.testing.assert_frame_equal(out, ma.microaggregate(as_floats, 4))
+    late = df.assign(income=df["income"].astype(object))
+    late.loc[39, "income"] = "9,000"  # the last row only: never judged on a sample
+    with pytest.raises(ValueError, match="'income'.*neither protected nor kept"):
+        ma.microaggregate(late, 4)
+    gap = df.assign(income=df["income"].astype(object))
+    gap.loc[7, "income"] = None
+    with pytest.raises(ValueError, match=r"NaN or infinite values .* columns \['income'\]"):
+        ma.microaggregate(gap, 4)
+    flags = df.assign(income=[True, False] * 20)  # booleans are not numbers
+    _, info = ma.microaggregate(flags, 4, return_info=True)
+    assert info.columns == ["share"]

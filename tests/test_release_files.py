@@ -219,10 +219,10 @@ def test_dev_stdin_is_read(src):
 
 def test_a_text_only_standard_input_is_read(monkeypatch):
     # a stdin without a binary buffer (a notebook's, io.StringIO) gives str: read as UTF-8
-    from microagg._cli_io import read_table
+    from microagg._cli_io import read_input
 
     monkeypatch.setattr(sys, "stdin", io.StringIO("town,income\nÉvry,1\nAix,2\n"))
-    table = read_table(None)
+    table = read_input(None).frame
     assert table.to_dict("list") == {"town": ["Évry", "Aix"], "income": ["1", "2"]}
 
 

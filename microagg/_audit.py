@@ -107,7 +107,7 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
       order) an input column that is numeric or looks numeric, unless that column is
       kept, a stratum, or shares each of its values (within strata) with ``k`` rows;
     * **rows** and **kept column**: the row count, and each kept column's values, equal
-      the input's; **columns**: every input column is released.
+      the input's; **columns**: every input column is released, and no other.
 
     Parameters
     ----------
@@ -200,6 +200,11 @@ def _read_release(released: Any, fmt: str | None, names: list[Any], strata: list
             if missing:
                 seen.failures.append(f"columns: input column(s) {missing} are not in the "
                                      "release")
+            extra = [c for c in batch.columns if c not in set(names)]
+            if extra:  # fail closed: nothing says what they hold
+                seen.failures.append(f"columns: release column(s) {extra} are not in the "
+                                     "input, so the audit cannot tell what they hold; drop "
+                                     "them, or audit against the table they came from")
             key = [c for c in strata + protected if c in batch.columns]
         seen.rows += len(batch)
         if key and len(batch):

@@ -498,6 +498,10 @@ def test_audit_api_names_each_failed_check():
     assert [f.split(":")[0] for f in changed.failures] == ["kept column"]
     short = ma.audit(df, good.iloc[:-3], 3, strata="s")
     assert "rows" in [f.split(":")[0] for f in short.failures]
+    # a column the input does not have: nothing says what it holds (fail closed)
+    extra = ma.audit(df, good.assign(name=[f"person {i}" for i in range(30)]), 3, strata="s")
+    assert [f.split(":")[0] for f in extra.failures] == ["columns"]
+    assert "['name'] are not in the input" in extra.failures[0]
 
 
 def test_audit_cli_on_any_tool_s_files(tmp_path, capsys):

@@ -191,7 +191,8 @@ def profile_frame(frame: pd.DataFrame, *, na: Sequence[str] = (), text_numbers: 
     ``na``: text read as a missing value (besides ``NaN``/``None`` and empty text).
     ``text_numbers``: the frame is a file read as text (CSV), so a column whose every
     value is a plain number is of kind ``"number"`` (as a reader typing the file would
-    make it); otherwise (a typed table) numbers held as text or objects are text.
+    make it); otherwise (a typed table) numbers held as text are text. A column of number
+    objects (``decimal.Decimal``, Python ints; not booleans) is a column of numbers.
     """
     missing_text = {"", *na}
     out = []

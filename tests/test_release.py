@@ -597,6 +597,9 @@ def test_number_objects_are_numbers_and_anything_else_is_not():
     gap.loc[7, "income"] = None
     with pytest.raises(ValueError, match=r"NaN or infinite values .* columns \['income'\]"):
         ma.microaggregate(gap, 4)
+    ints = df.assign(count=pd.Series(range(40), dtype=object)[::-1].to_numpy())
+    assert ma.microaggregate(ints, 4, return_info=True)[1].columns == ["income", "share",
+                                                                        "count"]
     flags = df.assign(income=[True, False] * 20)  # booleans are not numbers
     _, info = ma.microaggregate(flags, 4, return_info=True)
     assert info.columns == ["share"]

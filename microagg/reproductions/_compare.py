@@ -225,9 +225,9 @@ def ledger_summary(ledger_frame: pd.DataFrame) -> str:
 def ledger_shortfalls(ledger_frame: pd.DataFrame) -> list[str]:
     """One sentence per reproduction whose runs fall short of what a status needs.
 
-    A cell on re-created data needs :data:`MIN_DRAWS` re-draws for the status *recreated
+    A cell on re-created data needs ``MIN_DRAWS`` re-draws for the status *recreated
     data*, and a cell of a seeded reproduction (one with ``seeds`` in its registry settings)
-    :data:`MIN_RUNS` runs to be called *consistent*; with fewer, a cell that does not match
+    ``MIN_RUNS`` runs to be called *consistent*; with fewer, a cell that does not match
     is *differs*, with that reason. Read from the ``runs`` of the ledger's cells, so it says
     what ran. The ledger page and ``microagg reproduce`` print it.
 

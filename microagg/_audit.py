@@ -23,7 +23,7 @@ import pandas as pd
 
 from ._csv import read_text_csv
 from ._release import Roles, check_names, check_release_k, decorated_numbers, profile_batches
-from ._stream import arrow_frame
+from ._stream import arrow_frame, file_format
 from ._validate import column_labels
 
 __all__ = ["ReleaseAudit", "audit", "table_batches", "check_release"]
@@ -76,7 +76,7 @@ def table_batches(table: Any, fmt: str | None = None, rows: int = 65_536
         yield table
         return
     path = Path(table)
-    fmt = fmt or ("parquet" if path.suffix.lower() in (".parquet", ".pq", ".parq") else "csv")
+    fmt = file_format(path, fmt)
     if fmt == "parquet":
         import pyarrow.parquet as pq
 

@@ -35,6 +35,7 @@ import numpy as np
 
 from ._audit import check_release
 from ._cli_io import (
+    COMPRESSIONS,
     atomic_target,
     compression_of,
     guard,
@@ -132,13 +133,14 @@ def formats(args: argparse.Namespace, source: Path | None, out: Path | None
             ) -> tuple[str, str]:
     """Input and output formats; Parquet to standard output, and a compressed Parquet
     name (``.parquet.gz``: Parquet compresses inside the file), are errors."""
-    for path in (source, out):
-        if path is not None and compression_of(path) is not None and file_format(
-                path.with_suffix(""), None) == "parquet":
+    fin, fout = file_format(source, args.format), file_format(out, args.format)
+    compressed = [source is not None and source.suffix.lower() in (*COMPRESSIONS, ".zip"),
+                  compression_of(out) is not None]  # (an input may also be a .zip)
+    for path, packed in zip((source, out), compressed, strict=True):
+        if path is not None and packed and file_format(path.with_suffix(""), None) == "parquet":
             raise ValueError(f"{path.name}: Parquet is compressed inside the file (snappy); "
                              f"name it {path.with_suffix('').name}, without "
                              f"{path.suffix}")
-    fin, fout = file_format(source, args.format), file_format(out, args.format)
     if out is None and fout == "parquet":
         raise ValueError("Parquet is not written to standard output: give the output file "
                          "with -o OUT.parquet")

@@ -90,12 +90,45 @@ _NA_TEXT = ["", "NA", "N/A", "NaN", "nan", "NULL", "null", "None"]
 _PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
 
 
-def file_format(path: Path | None, forced: str | None) -> str:
-    """``"parquet"`` for .parquet/.pq/.parq files (or ``forced``), else ``"csv"``."""
+#: Files microagg does not read or write, by suffix: what they are (for the error).
+_OTHER_FORMATS = {
+    **dict.fromkeys((".xlsx", ".xlsm", ".xls"), "an Excel workbook"),
+    ".ods": "an OpenDocument spreadsheet", ".json": "JSON",
+    **dict.fromkeys((".jsonl", ".ndjson"), "JSON lines"), ".sav": "an SPSS data file",
+    ".dta": "a Stata data file", ".sas7bdat": "a SAS data set", ".xpt": "a SAS transport file",
+    **dict.fromkeys((".rds", ".rda", ".rdata"), "an R data file"),
+    **dict.fromkeys((".feather", ".arrow", ".ipc"), "an Arrow IPC (Feather) file"),
+    ".orc": "an ORC file", ".avro": "an Avro file",
+    **dict.fromkeys((".h5", ".hdf5", ".hdf"), "an HDF5 file"),
+    **dict.fromkeys((".pkl", ".pickle"), "a Python pickle"),
+    **dict.fromkeys((".db", ".sqlite", ".sqlite3"), "an SQLite database"),
+}
+
+
+def file_format(path: Path | str | None, forced: str | None) -> str:
+    """``"parquet"`` for .parquet/.pq/.parq files (or ``forced``), else ``"csv"``; a name
+    saying another format (``.xlsx``, ``.sav``, ``.json``, ...) is an error naming it.
+
+    Examples
+    --------
+    >>> file_format(Path("survey.pq"), None), file_format(Path("survey.csv.gz"), None)
+    ('parquet', 'csv')
+    """
     if forced is not None:
         return forced
-    if path is not None and path.suffix.lower() in _PARQUET_SUFFIXES:
+    if path is None:
+        return "csv"
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix in _PARQUET_SUFFIXES:
         return "parquet"
+    other = _OTHER_FORMATS.get(Path(path.stem).suffix.lower() if suffix in (
+        ".gz", ".bz2", ".xz", ".zst", ".zip") else suffix)
+    if other:
+        raise ValueError(f"{path.name} is {other} by its name, and microagg reads and "
+                         "writes CSV and Parquet only: save an input as CSV UTF-8 or Parquet "
+                         "(or read it with pandas and call microagg.microaggregate), name an "
+                         "output .csv or .parquet, or give --format if the name misleads")
     return "csv"
 
 

@@ -373,3 +373,42 @@ def test_decimal_columns_are_numbers_and_kept_types_stay(tmp_path, capsys, strat
                                   expected[["income", "age"]].to_numpy())
     assert (got["weight"].to_numpy() == table.column("weight").to_pandas()
             .to_numpy()[expected["id"]]).all()
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["IN.xlsx"], "IN.xlsx is an Excel workbook by its name"),
+    (["IN.csv", "-o", "OUT.json"], "OUT.json is JSON by its name"),
+    (["IN.csv", "-o", "OUT.sav.gz"], "OUT.sav.gz is an SPSS data file by its name"),
+    (["IN.csv", "--strata", "region", "-o", "OUT.dta"], "OUT.dta is a Stata data file"),
+])
+def test_other_formats_are_named_not_read_as_csv(tmp_path, capsys, argv, needle):
+    """A spreadsheet, JSON or a statistics package's file is not read (or written) as if it
+    were CSV: the error names what its name says it is and the way out."""
+    national(60).to_csv(tmp_path / "IN.csv", index=False)
+    (tmp_path / "IN.xlsx").write_bytes(b"PK\x03\x04 not a CSV")
+    argv = [str(tmp_path / a) if a.isupper() or a.startswith(("IN.", "OUT.")) else a
+            for a in argv]
+    rc, _, err = run(["protect", *argv, "-k", "3", *KEEP], capsys)
+    assert needle in one_line_error(rc, err) and "CSV and Parquet only" in err
+    assert not list(tmp_path.glob("OUT*"))
+
+
+def test_a_zipped_csv_input_is_read_in_every_path(tmp_path, capsys):
+    """``in.csv.zip`` (a CSV in a zip archive) is an input like ``in.csv.gz``: in memory,
+    streamed and in the audit (it was refused as an output that is not written)."""
+    import zipfile
+
+    df = national(300)
+    df.to_csv(tmp_path / "in.csv", index=False)
+    src = tmp_path / "in.csv.zip"
+    with zipfile.ZipFile(src, "w") as z:
+        z.write(tmp_path / "in.csv", "in.csv")
+    for extra in ([], ["--strata", "region"]):
+        out = tmp_path / f"out{len(extra)}.csv"
+        rc, _, err = run(["protect", src, "-k", "3", "-o", out, *COLS, *KEEP, *extra], capsys)
+        assert rc == 0, err
+        same_as_in_memory(read(out), df, k=3, columns=["income", "age", "hours"],
+                          strata="region" if extra else None)
+        rc, _, err = run(["audit", src, out, "-k", "3", *COLS, "--keep", "id,wave",
+                          *(["--strata", "region"] if extra else [])], capsys)
+        assert rc == 0 and "passes the audit" in err, err

@@ -35,7 +35,6 @@ import numpy as np
 
 from ._audit import check_release
 from ._cli_io import (
-    COMPRESSIONS,
     atomic_target,
     compression_of,
     guard,
@@ -44,6 +43,7 @@ from ._cli_io import (
     run_folder,
     signals_held,
 )
+from ._csv import COMPRESSED
 from ._entry import SIGNALS
 from ._protect import check_call
 from ._release import Roles
@@ -134,8 +134,8 @@ def formats(args: argparse.Namespace, source: Path | None, out: Path | None
     """Input and output formats; Parquet to standard output, and a compressed Parquet
     name (``.parquet.gz``: Parquet compresses inside the file), are errors."""
     fin, fout = file_format(source, args.format), file_format(out, args.format)
-    compressed = [source is not None and source.suffix.lower() in (*COMPRESSIONS, ".zip"),
-                  compression_of(out) is not None]  # (an input may also be a .zip)
+    compressed = [source is not None and source.suffix.lower() in COMPRESSED,
+                  compression_of(out) is not None]
     for path, packed in zip((source, out), compressed, strict=True):
         if path is not None and packed and file_format(path.with_suffix(""), None) == "parquet":
             raise ValueError(f"{path.name}: Parquet is compressed inside the file (snappy); "

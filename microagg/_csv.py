@@ -30,7 +30,10 @@ import pandas as pd
 
 from ._release import check_names
 
-__all__ = ["read_csv", "read_text_csv", "csv_error"]
+__all__ = ["read_csv", "read_text_csv", "csv_error", "COMPRESSED"]
+
+#: The suffixes of a compressed CSV input (pandas reads them by the name).
+COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
 
 #: How a CSV is read as text: every value a string, nothing made missing.
 _AS_TEXT = {"dtype": str, "keep_default_na": False, "na_filter": False}

@@ -63,7 +63,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._csv import csv_error, read_text_csv
+from ._csv import COMPRESSED, csv_error, read_text_csv
 from ._methods import get_method
 from ._release import check_names, check_release_k, profile_batches
 from ._strata import (
@@ -122,8 +122,8 @@ def file_format(path: Path | str | None, forced: str | None) -> str:
     suffix = path.suffix.lower()
     if suffix in _PARQUET_SUFFIXES:
         return "parquet"
-    other = _OTHER_FORMATS.get(Path(path.stem).suffix.lower() if suffix in (
-        ".gz", ".bz2", ".xz", ".zst", ".zip") else suffix)
+    other = _OTHER_FORMATS.get(Path(path.stem).suffix.lower() if suffix in COMPRESSED
+                               else suffix)
     if other:
         raise ValueError(f"{path.name} is {other} by its name, and microagg reads and "
                          "writes CSV and Parquet only: save an input as CSV UTF-8 or Parquet "

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._csv import read_text_csv
+from ._csv import DEFAULT_DIALECT, CsvDialect, read_text_csv
 from ._release import Roles, check_names, check_release_k, decorated_numbers, profile_batches
 from ._stream import arrow_frame, file_format
 from ._validate import column_labels
@@ -68,10 +68,10 @@ class ReleaseAudit:
     smallest: int
 
 
-def table_batches(table: Any, fmt: str | None = None, rows: int = 65_536
-                  ) -> Iterator[pd.DataFrame]:
-    """A DataFrame (one batch), or a CSV (as text) or Parquet file (index columns as
-    ordinary columns) batch by batch."""
+def table_batches(table: Any, fmt: str | None = None, rows: int = 65_536,
+                  dialect: CsvDialect = DEFAULT_DIALECT) -> Iterator[pd.DataFrame]:
+    """A DataFrame (one batch), or a CSV (as text, in ``dialect``) or Parquet file (index
+    columns as ordinary columns) batch by batch."""
     if isinstance(table, pd.DataFrame):
         yield table
         return
@@ -89,11 +89,12 @@ def table_batches(table: Any, fmt: str | None = None, rows: int = 65_536
         if empty:
             yield arrow_frame(reader.schema_arrow.empty_table())
         return
-    yield from read_text_csv(path, chunksize=rows)
+    yield from read_text_csv(path, chunksize=rows, dialect=dialect)
 
 
 def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: Any = None,
-          keep: Any = None, formats: tuple[str | None, str | None] = (None, None)
+          keep: Any = None, formats: tuple[str | None, str | None] = (None, None),
+          delimiter: str = CsvDialect.delimiter, decimal: str = CsvDialect.decimal
           ) -> ReleaseAudit:
     """Check a released table against its input: a second pair of eyes on any release.
 
@@ -123,6 +124,10 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
     formats : (str or None, str or None)
         Formats of the two files, ``"csv"`` or ``"parquet"``, where their names do not
         tell (default: Parquet for .parquet, .pq, .parq, else CSV).
+    delimiter, decimal : str, default ``","`` and ``"."``
+        The character between the fields of a CSV file, and the decimal mark of its
+        numbers (``";"`` and ``","`` under many European locales), for both files;
+        ``microagg audit --delimiter ';' --decimal ,`` on the command line.
 
     Returns
     -------
@@ -139,20 +144,22 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
     (False, 'k-anonymity')
     """
     k = check_release_k(k)
+    dialect = CsvDialect(delimiter, decimal)
     fin, fout = formats
-    names, profiles = profile_batches(table_batches(original, fin),
-                                      text_numbers=not isinstance(original, pd.DataFrame))
+    names, profiles = profile_batches(table_batches(original, fin, dialect=dialect),
+                                      text_numbers=not isinstance(original, pd.DataFrame),
+                                      decimal=decimal)
     prof = dict(zip(names, profiles, strict=True))
     strata_cols = [] if strata is None else column_labels(strata, names, "strata")
     kept = [] if keep is None else column_labels(keep, names, "keep")
     protected = ([c for c in names if prof[c].numeric_like and c not in strata_cols
                   and c not in kept] if columns is None
                  else column_labels(columns, names, "columns"))
-    seen = _read_release(released, fout, names, strata_cols, protected)
+    seen = _read_release(released, fout, dialect, names, strata_cols, protected)
     failures = seen.failures
     protected, strata_cols = ([c for c in cols if c in seen.hashes]
                               for cols in (protected, strata_cols))
-    in_hash = _fingerprints(original, fin, [c for c in names
+    in_hash = _fingerprints(original, fin, dialect, [c for c in names
                                             if prof[c].numeric_like or c in kept])
     rows = prof[names[0]].rows if names else 0
     if seen.rows != rows:
@@ -167,16 +174,17 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
            and c not in strata_cols for r in seen.hashes if _same(in_hash[c], seen.hashes[r])]
     failures += [f"raw column: released column {r!r} equals the input column {c!r}, which is "
                  "numeric(-like) and was not kept" for r, c in raw
-                 if not _k_anonymous_alone(released, fout, r, strata_cols, k)]
+                 if not _k_anonymous_alone(released, fout, dialect, r, strata_cols, k)]
     return ReleaseAudit(passed=not failures, failures=failures, rows=rows, protected=protected,
                         strata=strata_cols, kept=kept, smallest=smallest)
 
 
-def _fingerprints(table: Any, fmt: str | None, columns: list[Any]) -> dict[Any, Any]:
+def _fingerprints(table: Any, fmt: str | None, dialect: CsvDialect, columns: list[Any]
+                  ) -> dict[Any, Any]:
     out: dict[Any, Any] = {}
-    for batch in table_batches(table, fmt):
+    for batch in table_batches(table, fmt, dialect=dialect):
         for c in columns:
-            out[c] = _add(out.get(c), _hashes(batch[c]))
+            out[c] = _add(out.get(c), _hashes(batch[c], dialect.decimal))
     return out
 
 
@@ -190,11 +198,11 @@ class _Seen:
     failures: list[str] = field(default_factory=list)
 
 
-def _read_release(released: Any, fmt: str | None, names: list[Any], strata: list[Any],
-                  protected: list[Any]) -> _Seen:
+def _read_release(released: Any, fmt: str | None, dialect: CsvDialect, names: list[Any],
+                  strata: list[Any], protected: list[Any]) -> _Seen:
     seen = _Seen()
     key: list[Any] | None = None
-    for batch in table_batches(released, fmt):
+    for batch in table_batches(released, fmt, dialect=dialect):
         if key is None:
             missing = [c for c in names if c not in batch.columns]
             if missing:
@@ -210,7 +218,7 @@ def _read_release(released: Any, fmt: str | None, names: list[Any], strata: list
         if key and len(batch):
             seen.counts.append(batch[key].astype(str).value_counts(sort=False))
         for c in batch.columns:
-            seen.hashes[c] = _add(seen.hashes.get(c), _hashes(batch[c]))
+            seen.hashes[c] = _add(seen.hashes.get(c), _hashes(batch[c], dialect.decimal))
     return seen
 
 
@@ -221,15 +229,15 @@ def _smallest(counts: list[pd.Series], levels: int) -> int:
     return int(pd.concat(counts).groupby(level=list(range(levels)), sort=False).sum().min())
 
 
-def _hashes(col: pd.Series) -> tuple[int, int | None, int]:
-    """Order-free fingerprints of a column: of its text, of its values as numbers (None if
-    some are not numbers), and its length."""
+def _hashes(col: pd.Series, decimal: str) -> tuple[int, int | None, int]:
+    """Order-free fingerprints of a column: of its text, of its values as numbers (text
+    with the decimal mark ``decimal``; None if some are not numbers), and its length."""
     text = col.astype(str).where(col.notna(), "")
     h_text = int(pd.util.hash_array(text.to_numpy(dtype=object)).sum(dtype=np.uint64))
     if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
         nums = col.to_numpy(dtype=float, na_value=np.nan)  # (nullable integers too)
     else:
-        nums = decorated_numbers(text)
+        nums = decorated_numbers(text, decimal)
     if np.isnan(nums).any():
         h_num = None
     else:
@@ -253,11 +261,11 @@ def _same(a: Any, b: Any, *, text_only: bool = False) -> bool:
     return not text_only and a[1] is not None and a[1] == b[1]
 
 
-def _k_anonymous_alone(released: Any, fmt: str | None, column: Any, strata: list[Any],
-                       k: int) -> bool:
+def _k_anonymous_alone(released: Any, fmt: str | None, dialect: CsvDialect, column: Any,
+                       strata: list[Any], k: int) -> bool:
     """True if every released value of ``column`` (within strata) is shared by k rows."""
     parts = [b[strata + [column]].astype(str).value_counts(sort=False)
-             for b in table_batches(released, fmt) if len(b)]
+             for b in table_batches(released, fmt, dialect=dialect) if len(b)]
     if not parts:
         return True
     counts = pd.concat(parts).groupby(level=list(range(len(strata) + 1)), sort=False).sum()
@@ -265,15 +273,18 @@ def _k_anonymous_alone(released: Any, fmt: str | None, column: Any, strata: list
 
 
 def check_release(original: Any, released: Any, k: int, roles: Roles,
-                  formats: tuple[str | None, str | None] = (None, None)) -> ReleaseAudit:
+                  formats: tuple[str | None, str | None] = (None, None),
+                  dialect: CsvDialect = DEFAULT_DIALECT) -> ReleaseAudit:
     """:func:`audit` a release written by microagg (``released``: a file, an open file
-    that is flushed first, or a table); a failed check is an error naming it."""
+    that is flushed first, or a table; CSV files in ``dialect``); a failed check is an
+    error naming it."""
     if hasattr(released, "flush"):
         released.flush()
         released = released.name
     kept = roles.keep + roles.passed  # passed through: text, or everything with keep_rest
     result = audit(original, released, k, strata=roles.strata or None,
-                   columns=roles.protect, keep=kept or None, formats=formats)
+                   columns=roles.protect, keep=kept or None, formats=formats,
+                   delimiter=dialect.delimiter, decimal=dialect.decimal)
     if not result.passed:
         raise ValueError("the release audit failed, nothing was written: "
                          + "; ".join(result.failures))

@@ -39,8 +39,10 @@ import pandas as pd
 from . import __version__
 from ._audit import check_release
 from ._cli_io import (
+    add_csv_options,
     add_method_options,
     columns_arg,
+    csv_dialect,
     input_file,
     list_arg,
     method_params,
@@ -82,6 +84,7 @@ a Dask cluster), fetch and check the reference data sets, regenerate the papers'
 EXAMPLES = """examples:
   microagg protect survey.csv -k 3 -o protected.csv
   microagg protect survey.csv -k 5 --method vmdav --gamma 1.1 --columns age,income -o out.csv
+  microagg protect export.csv -k 3 --delimiter ';' --decimal , -o protected.csv
   microagg protect national.parquet -k 3 --strata region --jobs 4 -o protected.parquet
   microagg protect national.parquet -k 3 --strata region,wave --small-strata merge \\
       --scheduler tcp://scheduler:8786 -o protected.parquet
@@ -152,16 +155,19 @@ def _protect_in_memory(args: argparse.Namespace, source: Path | None, out: Path 
                        fmts: tuple[str, str], params: dict[str, Any], columns: list[str] | None,
                        choice: ReleaseChoice) -> None:
     """``microagg protect`` without strata: the whole table in memory, stage by stage."""
+    dialect = choice.dialect
     with stages(args.progress, _STAGES) as step:
-        read = read_input(source, fmts[0])
+        read = read_input(source, fmts[0], dialect)
         df = read.frame
         step()
-        profiles = profile_frame(df, na=choice.na, text_numbers=fmts[0] == "csv")
+        profiles = profile_frame(df, na=choice.na, text_numbers=fmts[0] == "csv",
+                                 decimal=dialect.decimal)
         roles = decide_roles(list(df.columns), profiles, columns=columns, keep=choice.keep,
                              keep_rest=choice.keep_rest)
         step(f"{args.method}, k={args.k}")
         protected, info = microaggregate(
-            protectable(df, roles.protect, na=choice.na), args.k, method=args.method,
+            protectable(df, roles.protect, na=choice.na, decimal=dialect.decimal), args.k,
+            method=args.method,
             columns=roles.protect, keep=roles.keep or None, keep_rest=choice.keep_rest,
             standardize=not args.no_standardize, return_info=True,
             progress=shows_progress(args.progress),
@@ -170,10 +176,10 @@ def _protect_in_memory(args: argparse.Namespace, source: Path | None, out: Path 
 
         def check(tmp: Any) -> None:
             step()
-            check_release(df, tmp, args.k, roles, (None, fmts[1]))
+            check_release(df, tmp, args.k, roles, (None, fmts[1]), dialect)
 
         write_table(protected, out, sys.stdout, fmts[1], force=args.force, check=check,
-                    types=read.arrow_schema, changed=roles.protect)
+                    types=read.arrow_schema, changed=roles.protect, dialect=dialect)
     print_roles(roles, sys.stderr)
     print(f"{args.method}, k={args.k}: {info.n_groups} groups, sizes "
           f"{info.group_sizes.min()}..{info.group_sizes.max()}, "
@@ -185,11 +191,12 @@ def _audit(args: argparse.Namespace) -> int:
     from ._audit import audit
 
     check_release_k(args.k)
+    dialect = csv_dialect(args)
     files = [input_file(args.original), input_file(args.released)]
     fmts = (file_format(files[0], args.format), file_format(files[1], args.format))
     result = audit(files[0], files[1], args.k, strata=list_arg(args.strata, "--strata"),
                    columns=columns_arg(args.columns), keep=list_arg(args.keep, "--keep"),
-                   formats=fmts)
+                   formats=fmts, delimiter=dialect.delimiter, decimal=dialect.decimal)
     def listed(cols: list) -> str:
         return ", ".join(map(str, cols)) or "none"
 
@@ -265,6 +272,7 @@ def _audit_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     a.add_argument("--keep", metavar="COL[,COL]", help="columns released unchanged on purpose")
     a.add_argument("--format", choices=["csv", "parquet"], default=None,
                    help="format of both files (default: from their names)")
+    add_csv_options(a)
     a.set_defaults(func=_audit)
 
 
@@ -358,6 +366,7 @@ def _protect_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                    help="build groups on raw values instead of z-scores")
     add_release_options(m)
     add_options(m)
+    add_csv_options(m)
     add_method_options(m)
     m.set_defaults(func=_protect)
 

@@ -14,7 +14,9 @@
   one entry per name in the registry's ``options``) has a command-line flag; a flag
   the chosen method does not take is an error naming it.
 * Formats: CSV, or Parquet (pyarrow) for a file ending in .parquet, .pq or .parq
-  (``--format`` forces one); Parquet is never written to standard output.
+  (``--format`` forces one); Parquet is never written to standard output. Every CSV
+  file of a run, read or written, is in the one dialect of ``--delimiter`` and
+  ``--decimal`` (:func:`csv_dialect`).
 * Errors: one line on standard error.
 """
 
@@ -40,7 +42,7 @@ from typing import IO, Any
 
 import pandas as pd
 
-from ._csv import read_text_csv
+from ._csv import DEFAULT_DIALECT, CsvDialect, read_text_csv
 from ._defaults import GA, HYBRID, IVMDAV, MACROGROUP_SIZE, VMDAV
 from ._entry import SIGNALS
 from ._methods import METHODS
@@ -48,7 +50,7 @@ from ._release import check_names
 
 __all__ = ["METHOD_OPTIONS", "COMPRESSIONS", "add_method_options", "method_params",
            "input_file", "output_target", "read_input", "InputTable", "write_table",
-           "columns_arg", "list_arg",
+           "columns_arg", "list_arg", "add_csv_options", "csv_dialect",
            "run_folder", "guard", "atomic_target", "publish", "compression_of", "open_output",
            "signals_held", "one_line"]
 
@@ -215,11 +217,29 @@ class InputTable:
     arrow_schema: Any = None
 
 
-def read_input(path: Path | None, fmt: str = "csv") -> InputTable:
+def add_csv_options(parser: argparse.ArgumentParser) -> None:
+    """``--delimiter`` and ``--decimal``: the dialect of every CSV file of the run."""
+    g = parser.add_argument_group("CSV dialect (of every CSV file the command reads or "
+                                  "writes)")
+    g.add_argument("--delimiter", default=CsvDialect.delimiter, metavar="CHAR",
+                   help="the character between fields: , (default), ';', tab, '|' ...")
+    g.add_argument("--decimal", default=CsvDialect.decimal, choices=[".", ","],
+                   metavar="MARK",
+                   help="the decimal mark of the numbers: . (default) or , (52,5 is 52.5; "
+                   "a number holding a '.' is then refused, not guessed at)")
+
+
+def csv_dialect(args: argparse.Namespace) -> CsvDialect:
+    """The dialect ``--delimiter`` and ``--decimal`` name (an error if they clash)."""
+    return CsvDialect(args.delimiter, args.decimal)
+
+
+def read_input(path: Path | None, fmt: str = "csv", dialect: CsvDialect = DEFAULT_DIALECT
+               ) -> InputTable:
     """The whole table as read (``path`` ``None``: standard input, read in full first): a
-    CSV file's every value as the text it is (nothing made missing, no booleans; a row
-    with more fields than the header is an error naming its line), a Parquet file with
-    its index columns as ordinary columns."""
+    CSV file's every value as the text it is (fields separated as ``dialect`` says;
+    nothing made missing, no booleans; a row with more fields than the header is an
+    error naming its line), a Parquet file with its index columns as ordinary columns."""
     source: Any = path
     if path is None:
         data = getattr(sys.stdin, "buffer", sys.stdin).read()
@@ -238,7 +258,7 @@ def read_input(path: Path | None, fmt: str = "csv") -> InputTable:
             return InputTable(arrow_frame(table), table.schema)
         except pa.ArrowException as err:
             raise ValueError(f"cannot read {name} as a Parquet file: {one_line(err)}") from None
-    return InputTable(read_text_csv(source, name))
+    return InputTable(read_text_csv(source, name, dialect=dialect))
 
 
 #: Compressions of a CSV output, by the output's last suffix: the codec pandas names.
@@ -304,8 +324,10 @@ def open_output(path: str | Path, compression: str | None) -> Iterator[IO[str]]:
 def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv", *,
                 folder: Path | None = None, force: bool = False,
                 check: Callable[[str], Any] = lambda tmp: None,
-                types: Any = None, changed: Sequence[Any] = ()) -> None:
-    """Write ``df`` to ``out`` (compressed as its name says), or CSV to ``stdout``.
+                types: Any = None, changed: Sequence[Any] = (),
+                dialect: CsvDialect = DEFAULT_DIALECT) -> None:
+    """Write ``df`` to ``out`` (compressed as its name says), or CSV (in ``dialect``) to
+    ``stdout``.
 
     The file is written in ``folder`` (a :func:`run_folder`; one is made if not given)
     and published under its name, or copied to ``stdout``, only once it is whole
@@ -318,7 +340,7 @@ def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv
     if folder is None:
         with run_folder(out) as made:
             write_table(df, out, stdout, fmt, folder=made, force=force, check=check,
-                        types=types, changed=changed)
+                        types=types, changed=changed, dialect=dialect)
         return
     if fmt == "parquet":
         from ._stream import require_pyarrow
@@ -332,7 +354,7 @@ def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv
             pa.parquet.write_table(table, tmp)
         else:
             with open_output(tmp, compression_of(out)) as fh:
-                df.to_csv(fh, index=False)
+                df.to_csv(fh, index=False, sep=dialect.delimiter, decimal=dialect.decimal)
         check(tmp)
 
 

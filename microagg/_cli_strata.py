@@ -37,13 +37,14 @@ from ._audit import check_release
 from ._cli_io import (
     atomic_target,
     compression_of,
+    csv_dialect,
     guard,
     list_arg,
     open_output,
     run_folder,
     signals_held,
 )
-from ._csv import COMPRESSED
+from ._csv import COMPRESSED, DEFAULT_DIALECT, CsvDialect
 from ._entry import SIGNALS
 from ._protect import check_call
 from ._release import Roles
@@ -65,11 +66,12 @@ __all__ = ["add_options", "check_options", "protect_by_strata", "formats",
 @dataclass(frozen=True)
 class ReleaseChoice:
     """What the user said about the columns not protected: kept columns, keep the rest,
-    and the text that means a missing value."""
+    and the text that means a missing value; and how the CSV files are written."""
 
     keep: list[str] | None
     keep_rest: bool
     na: list[str]
+    dialect: CsvDialect = DEFAULT_DIALECT
 
 
 def add_release_options(m: argparse.ArgumentParser) -> None:
@@ -88,7 +90,8 @@ def add_release_options(m: argparse.ArgumentParser) -> None:
 
 def release_options(args: argparse.Namespace) -> ReleaseChoice:
     return ReleaseChoice(keep=list_arg(args.keep, "--keep"), keep_rest=bool(args.keep_rest),
-                         na=list_arg(args.na, "--na", what="missing-value text") or [])
+                         na=list_arg(args.na, "--na", what="missing-value text") or [],
+                         dialect=csv_dialect(args))
 
 
 def print_roles(roles: Roles, err: Any) -> None:
@@ -180,13 +183,13 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
                          f"{shown}: save the input to a file first, or leave out --strata")
     lean_memory()
     with stages(args.progress, ("checking columns",)):  # a pass over the whole file
-        empty, profiles = profile_file(source, fmts[0], na=choice.na)
+        empty, profiles = profile_file(source, fmts[0], na=choice.na, dialect=choice.dialect)
     _, roles = check_call(empty, args.method, columns, params, strata, keep=choice.keep,
                           keep_rest=choice.keep_rest, profiles=profiles)
     settings = StreamSettings(
         k=args.k, method=args.method, params=params, columns=roles.protect,
         strata=roles.strata, policy=check_policy(args.small_strata or "error"),
-        standardize=not args.no_standardize, na=tuple(choice.na))
+        standardize=not args.no_standardize, na=tuple(choice.na), dialect=choice.dialect)
     with run_folder(out) as folder, _executor(args, folder) as (executor, window, remote), \
             atomic_target(out, folder, force=args.force) as tmp:
         with _output(tmp, fmts[1], compression_of(out)) as target:
@@ -195,7 +198,7 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
                                     progress=_bars(args.progress), workdir=folder)
         # the release audit, on what was written, before it is named (or copied to stdout)
         with stages(args.progress, ("auditing",)):
-            check_release(source, tmp, args.k, roles, fmts)
+            check_release(source, tmp, args.k, roles, fmts, choice.dialect)
     _report(args, settings, roles, report)
     return 0
 

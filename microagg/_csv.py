@@ -11,6 +11,11 @@ Two rules hold for every CSV read here, whole or in batches:
   would rename the second ``age`` to ``age.1``, and the release would carry a header
   its input did not have.
 
+A file's :class:`CsvDialect` says which character separates its fields and which one is
+its decimal mark (``;`` and ``,`` in a spreadsheet saved under a European locale). The
+command line reads and writes every CSV file of a run in the one dialect its
+``--delimiter`` and ``--decimal`` name.
+
 :func:`read_text_csv` also reads every value as the text it is (nothing made missing,
 no booleans), so that kept columns are released exactly as read.
 """
@@ -23,6 +28,7 @@ import re
 import warnings
 from collections.abc import Iterator
 from contextlib import nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,47 +36,105 @@ import pandas as pd
 
 from ._release import check_names
 
-__all__ = ["read_csv", "read_text_csv", "csv_error", "COMPRESSED"]
+__all__ = ["read_csv", "read_text_csv", "csv_error", "COMPRESSED", "CsvDialect", "DEFAULT_DIALECT"]
 
 #: The suffixes of a compressed CSV input (pandas reads them by the name).
 COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
 
 #: How a CSV is read as text: every value a string, nothing made missing.
 _AS_TEXT = {"dtype": str, "keep_default_na": False, "na_filter": False}
+#: Names a delimiter may be given by on the command line, besides the character itself.
+_NAMED = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|",
+          "space": " "}
 
 
-def read_csv(source: Any, name: str, **options: Any) -> pd.DataFrame:
-    """``pd.read_csv(source, **options)``; a file that is not a CSV table with a header
-    row is an error naming ``name``, and so is a row with more fields than the header
-    (naming its line) and a name the header repeats (:func:`_header`)."""
+@dataclass(frozen=True)
+class CsvDialect:
+    """How a CSV file is written: the character between fields and the decimal mark.
+
+    Attributes
+    ----------
+    delimiter : str
+        One character between the fields of a row: ``,`` (the default), ``;``, a tab,
+        ``|`` or a blank (also given as ``tab``, ``\\t``, ``semicolon``, ``pipe``,
+        ``space``); not a quote, a line break, a letter or a digit.
+    decimal : str
+        The decimal mark of the file's numbers: ``.`` (the default) or ``,``. With ``,``
+        a number written ``52,5`` is 52.5, and one holding a ``.`` (``1.234,5``) is a
+        number with thousands separators, which microagg does not guess at
+        (:func:`microagg._release.text_to_numbers`).
+
+    Examples
+    --------
+    >>> CsvDialect(";", ",")
+    CsvDialect(delimiter=';', decimal=',')
+    >>> CsvDialect("tab").delimiter
+    '\\t'
+    >>> CsvDialect(",", ",")
+    Traceback (most recent call last):
+    ValueError: the CSV delimiter ',' is also the decimal mark: with --decimal , give \
+another delimiter, e.g. --delimiter ';'
+    """
+
+    delimiter: str = ","
+    decimal: str = "."
+
+    def __post_init__(self) -> None:
+        sep = _NAMED.get(str(self.delimiter).lower(), self.delimiter)
+        if not isinstance(sep, str) or len(sep) != 1 or sep in "\"\r\n" or sep.isalnum():
+            raise ValueError(f"the CSV delimiter {self.delimiter!r} is not one character "
+                             "other than a quote, a line break, a letter or a digit: give "
+                             "e.g. --delimiter ';' or --delimiter tab")
+        if self.decimal not in (".", ","):
+            raise ValueError(f"the decimal mark {self.decimal!r} is neither '.' nor ',': "
+                             "give --decimal . or --decimal ,")
+        if sep == self.decimal:
+            raise ValueError(f"the CSV delimiter {sep!r} is also the decimal mark: with "
+                             f"--decimal {self.decimal} give another delimiter, e.g. "
+                             f"--delimiter {';' if sep == ',' else ','!r}")
+        object.__setattr__(self, "delimiter", sep)
+
+
+#: The dialect of every CSV file unless told otherwise: commas, and a decimal point.
+DEFAULT_DIALECT = CsvDialect()
+
+
+def read_csv(source: Any, name: str, *, dialect: CsvDialect = DEFAULT_DIALECT, **options: Any
+             ) -> pd.DataFrame:
+    """``pd.read_csv(source, **options)`` with the fields separated as ``dialect`` says; a
+    file that is not a CSV table with a header row is an error naming ``name``, and so is
+    a row with more fields than the header (naming its line) and a name the header
+    repeats (:func:`_header`)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            raw = pd.read_csv(source, header=None, index_col=False, **options)
+            raw = pd.read_csv(source, header=None, index_col=False, sep=dialect.delimiter,
+                              **options)
     except pd.errors.ParserWarning:
-        raise ValueError(_long_row(source, name)) from None
+        raise ValueError(_long_row(source, name, dialect.delimiter)) from None
     except (ValueError, pd.errors.ParserError) as err:
         raise ValueError(csv_error(err, name)) from None
     return _rows(raw.iloc[1:], _header(raw, name), 0)
 
 
-def read_text_csv(source: Any, name: str | None = None, *, chunksize: int | None = None
-                  ) -> Any:
-    """The CSV table ``source`` with every value read as the text it is; with
-    ``chunksize``, an iterator of tables of up to that many rows (checked as they are
-    read)."""
+def read_text_csv(source: Any, name: str | None = None, *, chunksize: int | None = None,
+                  dialect: CsvDialect = DEFAULT_DIALECT) -> Any:
+    """The CSV table ``source`` (fields separated as ``dialect`` says) with every value
+    read as the text it is; with ``chunksize``, an iterator of tables of up to that many
+    rows (checked as they are read)."""
     shown = name or str(source)
     if chunksize is None:
-        return read_csv(source, shown, **_AS_TEXT)
-    return _text_chunks(source, shown, chunksize)
+        return read_csv(source, shown, dialect=dialect, **_AS_TEXT)
+    return _text_chunks(source, shown, chunksize, dialect.delimiter)
 
 
-def _text_chunks(source: Any, name: str, chunksize: int) -> Iterator[pd.DataFrame]:
+def _text_chunks(source: Any, name: str, chunksize: int, delimiter: str
+                 ) -> Iterator[pd.DataFrame]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
             reader = pd.read_csv(source, header=None, index_col=False, chunksize=chunksize,
-                                 **_AS_TEXT)
+                                 sep=delimiter, **_AS_TEXT)
             chunks = iter(reader)
             first = next(chunks)  # (an empty file raises when the reader is made)
             columns = _header(first, name)
@@ -85,7 +149,7 @@ def _text_chunks(source: Any, name: str, chunksize: int) -> Iterator[pd.DataFram
                 except StopIteration:
                     return
     except pd.errors.ParserWarning:
-        raise ValueError(_long_row(source, name)) from None
+        raise ValueError(_long_row(source, name, delimiter)) from None
     except (ValueError, pd.errors.ParserError) as err:
         raise ValueError(csv_error(err, name)) from None
 
@@ -121,13 +185,21 @@ def csv_error(err: Exception, name: str) -> str:
     if found:
         fields, line, saw = found.groups()
         return (f"{name}, line {line}: {saw} fields where the header has {fields}: fix the row "
-                "(a value holding the delimiter must be quoted)")
+                f"(a value holding the delimiter must be quoted){_one_field(int(fields))}")
     if text.startswith(f"{name}") or text.startswith("cannot read"):
         return text
     return f"cannot read {name} as a CSV table with a header row: {text}"
 
 
-def _long_row(source: Any, name: str) -> str:
+def _one_field(fields: int) -> str:
+    """A hint when the header is one field: the file may use another delimiter."""
+    if fields != 1:
+        return ""
+    return (", or name the file's delimiter if it is not the one read with (e.g. "
+            "--delimiter ';', and --decimal , for numbers written 52,5)")
+
+
+def _long_row(source: Any, name: str, delimiter: str) -> str:
     """The error for the first row of ``source`` with more fields than its header."""
     import bz2
     import gzip
@@ -142,13 +214,13 @@ def _long_row(source: Any, name: str) -> str:
                 Path(source).suffix.lower(), open)
             handle = opener(source, "rt", newline="")
         with handle as opened:
-            rows = csv.reader(opened)
+            rows = csv.reader(opened, delimiter=delimiter)
             header = next(rows, [])
             for row in rows:
                 if len(row) > len(header):
                     return (f"{name}, line {rows.line_num}: {len(row)} fields where the "
                             f"header has {len(header)}: fix the row (a value holding the "
-                            "delimiter must be quoted)")
+                            f"delimiter must be quoted){_one_field(len(header))}")
     except (OSError, csv.Error, UnicodeDecodeError, EOFError, lzma.LZMAError):
         pass  # read once only (a pipe), or another compression: the row is not located
     return (f"{name}: the first row has more fields than the header: fix it (a value "

@@ -24,6 +24,7 @@ The release audit, which checks a release against these roles, is in
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -53,6 +54,10 @@ DATED = (r"^\s*(\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.]\d{1,2}[/.]\d{2,4})"
          r"([ T]\d{1,2}:\d{2}(:\d{2}(\.\d*)?)?)?\s*(Z|[+-]\d{2}:?\d{2})?\s*$")
 #: Offending rows named in an error.
 SHOWN = 5
+#: A number written with a decimal comma and no other mark (``52,5``, ``-0,25``).
+_DECIMAL_COMMA = r"^\s*[+-]?\d+,\d+\s*$"
+#: Decimal comma to decimal point: the two marks swap (``1.234,5`` becomes ``1,234.5``).
+_SWAP = str.maketrans(",.", ".,")
 
 
 @dataclass(frozen=True)
@@ -130,9 +135,17 @@ def _scalar_kind(values: pd.Series) -> str | None:
     return None
 
 
-def text_to_numbers(text: pd.Series) -> np.ndarray:
+def _with_point(text: pd.Series, decimal: str) -> pd.Series:
+    """``text`` written with a decimal point: with the decimal mark ``","`` the comma and
+    the point swap, so that ``52,5`` reads as 52.5 and ``1.234,5`` as a number with a
+    thousands separator (``1,234.5``), which is not a plain number."""
+    return text if decimal == "." else text.str.translate(_SWAP)
+
+
+def text_to_numbers(text: pd.Series, decimal: str = ".") -> np.ndarray:
     """Each value of a column of text as a float, NaN where it is not a number (or is
-    empty): what ``pd.to_numeric(text, errors="coerce")`` reads.
+    empty): what ``pd.to_numeric(text, errors="coerce")`` reads. ``decimal``: the decimal
+    mark, ``"."`` or ``","`` (then ``"52,5"`` is 52.5 and ``"3.5"`` is no plain number).
 
     Arrow's parser reads the column first, about seven times faster, empty text as
     missing; where it rejects a value (blanks around a number, words), pandas reads the
@@ -144,6 +157,7 @@ def text_to_numbers(text: pd.Series) -> np.ndarray:
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    text = _with_point(text, decimal)
     try:
         arr = pa.array(text, type=pa.large_string())
         arr = pc.if_else(pc.equal(arr, ""), pa.scalar(None, pa.large_string()), arr)
@@ -153,10 +167,12 @@ def text_to_numbers(text: pd.Series) -> np.ndarray:
         return pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
 
 
-def numeric_text(text: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """For a column of text: which values are plain numbers, and which read as numbers
-    once thousands separators, currency and percent signs are removed (or are a written
-    list or mapping of numbers, such as ``"[1.5, 2]"``)."""
+def numeric_text(text: pd.Series, decimal: str = ".") -> tuple[np.ndarray, np.ndarray]:
+    """For a column of text: which values are plain numbers (with the decimal mark
+    ``decimal``), and which read as numbers once thousands separators, currency and
+    percent signs are removed (or are a written list or mapping of numbers, such as
+    ``"[1.5, 2]"``)."""
+    text = _with_point(text, decimal)
     plain = ~np.isnan(text_to_numbers(text))
     numbers = plain.copy()
     rest = np.flatnonzero(~plain)  # (a plain number is a number: only the rest are cleaned)
@@ -168,14 +184,16 @@ def numeric_text(text: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return plain, numbers
 
 
-def decorated_numbers(text: pd.Series) -> np.ndarray:
-    """Each value of a column of text as a number once thousands separators, currency and
-    percent signs are removed (NaN where it is none).
+def decorated_numbers(text: pd.Series, decimal: str = ".") -> np.ndarray:
+    """Each value of a column of text (with the decimal mark ``decimal``) as a number
+    once thousands separators, currency and percent signs are removed (NaN where it is
+    none).
 
     A value that already reads as a number is taken as read: of the decoration, a plain
     number can hold only blanks around it, which change nothing (``" 12"`` is 12 either
     way). Only the other values go through the (slow) removal.
     """
+    text = _with_point(text, decimal)
     nums = np.array(text_to_numbers(text), dtype=float)  # (a writable copy)
     rest = np.flatnonzero(np.isnan(nums))
     if rest.size:
@@ -184,8 +202,8 @@ def decorated_numbers(text: pd.Series) -> np.ndarray:
     return nums
 
 
-def profile_frame(frame: pd.DataFrame, *, na: Sequence[str] = (), text_numbers: bool = False
-                  ) -> list[ColumnProfile]:
+def profile_frame(frame: pd.DataFrame, *, na: Sequence[str] = (), text_numbers: bool = False,
+                  decimal: str = ".") -> list[ColumnProfile]:
     """One :class:`ColumnProfile` per column of ``frame`` (in order).
 
     ``na``: text read as a missing value (besides ``NaN``/``None`` and empty text).
@@ -193,6 +211,7 @@ def profile_frame(frame: pd.DataFrame, *, na: Sequence[str] = (), text_numbers: 
     value is a plain number is of kind ``"number"`` (as a reader typing the file would
     make it); otherwise (a typed table) numbers held as text are text. A column of number
     objects (``decimal.Decimal``, Python ints; not booleans) is a column of numbers.
+    ``decimal``: the decimal mark of numbers written as text, ``"."`` or ``","``.
     """
     missing_text = {"", *na}
     out = []
@@ -219,7 +238,8 @@ def profile_frame(frame: pd.DataFrame, *, na: Sequence[str] = (), text_numbers: 
         declared = text.isin(missing_text).to_numpy()
         text = text[~declared]
         miss = rows - len(text)
-        plain, numbers = numeric_text(text) if len(text) else (np.zeros(0, bool),) * 2
+        plain, numbers = (numeric_text(text, decimal) if len(text)
+                          else (np.zeros(0, bool),) * 2)
         positions = np.flatnonzero(col.notna().to_numpy())[~declared]
         odd = text[~plain]
         profile = ColumnProfile(
@@ -229,7 +249,7 @@ def profile_frame(frame: pd.DataFrame, *, na: Sequence[str] = (), text_numbers: 
             samples=tuple(dict.fromkeys(odd.iloc[:50]))[:3],
             dates=int(odd.str.match(DATED).sum()) if len(odd) else 0)
         if text_numbers and len(text) and plain.all():
-            values = text_to_numbers(text)  # (every value is a number: plain.all())
+            values = text_to_numbers(text, decimal)  # (every value is a number: plain.all())
             profile = replace(profile, kind="number",
                               **_range_values(values, miss == 0))
         out.append(profile)
@@ -298,14 +318,15 @@ def _number_rows(p: ColumnProfile) -> tuple[int, ...]:
 
 
 def profile_batches(batches: Iterable[pd.DataFrame], *, na: Sequence[str] = (),
-                    text_numbers: bool = False) -> tuple[list[Any], list[ColumnProfile]]:
+                    text_numbers: bool = False, decimal: str = "."
+                    ) -> tuple[list[Any], list[ColumnProfile]]:
     """The column names and whole-input profiles of a table given batch by batch."""
     names: list[Any] | None = None
     parts = []
     for batch in batches:
         if names is None:
             names = list(batch.columns)
-        parts.append(profile_frame(batch, na=na, text_numbers=text_numbers))
+        parts.append(profile_frame(batch, na=na, text_numbers=text_numbers, decimal=decimal))
     if names is None:
         raise ValueError("the table has no columns")
     return names, combine_profiles(parts)
@@ -446,9 +467,11 @@ def _nothing_to_protect(names: Sequence[Any], prof: dict[Any, ColumnProfile]) ->
         return ValueError(f"the table has no rows (only the header {list(names)}): there is "
                           "nothing to protect")
     hint = ""
-    if len(names) == 1 and any(s in str(names[0]) for s in ";\t|"):
-        hint = (f" (its one column {names[0]!r} suggests another delimiter: save the file "
-                "with commas)")
+    seps = [s for s in ";\t|" if len(names) == 1 and s in str(names[0])]
+    if seps:
+        given = "tab" if seps[0] == "\t" else repr(seps[0])
+        hint = (f" (its one column {names[0]!r} suggests the delimiter {given}: read the file "
+                f"with it, --delimiter {given} on the command line, sep= in pandas.read_csv)")
     return ValueError(f"the table has no numeric column to protect{hint}; its columns are "
                       f"{list(names)[:10]}: name the columns to protect (columns=[...], "
                       "--columns on the command line)")
@@ -462,7 +485,7 @@ def _refusal(refused: list[Any], prof: dict[Any, ColumnProfile]) -> str:
             rows = ", ".join(str(i + 1) for i in p.number_rows)
             eg = f" (e.g. {p.samples[0]!r})" if p.samples else ""
             parts.append(f"{c!r}{eg} holds numbers stored as text in {p.numbers} of {p.rows} "
-                         f"rows (first at data rows {rows})")
+                         f"rows (first at data rows {rows}){_comma_hint(p.samples)}")
         elif p.kind == "number":
             parts.append(f"{c!r} is numeric ({p.rows - p.missing} numbers)")
         else:
@@ -474,11 +497,12 @@ def _refusal(refused: list[Any], prof: dict[Any, ColumnProfile]) -> str:
             f"removing ',' and '$'), or keep them unchanged on purpose (keep=[...], --keep {keep})")
 
 
-def protectable(frame: pd.DataFrame, columns: Sequence[Any], *, na: Sequence[str] = ()
-                ) -> pd.DataFrame:
-    """``frame`` with the text columns among ``columns`` (a file read as text) as numbers:
-    empty text and the declared missing-value text ``na`` become NaN (then an error
-    naming the rows, as microaggregation needs every value); other columns untouched."""
+def protectable(frame: pd.DataFrame, columns: Sequence[Any], *, na: Sequence[str] = (),
+                decimal: str = ".") -> pd.DataFrame:
+    """``frame`` with the text columns among ``columns`` (a file read as text, numbers
+    written with the decimal mark ``decimal``) as numbers: empty text and the declared
+    missing-value text ``na`` become NaN (then an error naming the rows, as
+    microaggregation needs every value); other columns untouched."""
     out = frame.copy()
     missing = {"", *na}
     for c in columns:
@@ -486,15 +510,23 @@ def protectable(frame: pd.DataFrame, columns: Sequence[Any], *, na: Sequence[str
         if not pd.api.types.is_numeric_dtype(col.dtype):
             text = col.astype(str).where(col.notna(), "")
             declared = text.isin(missing).to_numpy()
-            values = text_to_numbers(text.where(~declared, ""))  # (empty text: missing)
+            values = text_to_numbers(text.where(~declared, ""), decimal)  # ("": missing)
             bad = np.flatnonzero(np.isnan(values) & ~declared)
             if bad.size:
                 odd = text.iloc[bad]
-                texts = int(np.isnan(decorated_numbers(odd)).sum())
+                texts = int(np.isnan(decorated_numbers(odd, decimal)).sum())
                 raise TypeError(_not_numbers(c, texts, bad.size - texts,
                                              list(dict.fromkeys(odd.iloc[:50])), bad))
             out[c] = values
     return out
+
+
+def _comma_hint(samples: Sequence[Any]) -> str:
+    """A hint for values such as ``52,5``: numbers written with a decimal comma."""
+    if not any(re.match(_DECIMAL_COMMA, str(v)) for v in samples):
+        return ""
+    return (" (if ',' is the decimal mark, as in 52,5, say so: --decimal , on the command "
+            "line, decimal=',' in pandas.read_csv)")
 
 
 def _not_numbers(column: Any, texts: int, decorated: int, examples: Sequence[Any],
@@ -514,7 +546,7 @@ def _not_numbers(column: Any, texts: int, decorated: int, examples: Sequence[Any
         problems.append(f"{decorated} of them numbers written with separators, currency or "
                         "percent signs, which microagg does not guess at (is '1,234' a "
                         "thousand or one point two?): write them as plain numbers first "
-                        "(e.g. 52000.5)")
+                        f"(e.g. 52000.5){_comma_hint(examples)}")
     return (f"column {column!r} is to be protected but is non-numeric: it holds values that "
             "are not plain numbers"
             + (f" ({'; '.join(shown)})" if shown else "") + ": " + "; ".join(problems)

@@ -44,7 +44,8 @@ sample. Parquet index columns (pandas metadata) are ordinary columns.
 
 **CSV**: the protected columns are read as numbers; every other column (strata
 included) is read and written as text, exactly as it stands in the input (so strata
-values compare as text, ``"10"`` before ``"2"``).
+values compare as text, ``"10"`` before ``"2"``). The output is written in the input's
+:class:`~microagg._csv.CsvDialect` (delimiter and decimal mark).
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._csv import COMPRESSED, csv_error, read_text_csv
+from ._csv import COMPRESSED, DEFAULT_DIALECT, CsvDialect, csv_error, read_text_csv
 from ._methods import get_method
 from ._release import check_names, check_release_k, profile_batches
 from ._strata import (
@@ -188,12 +189,13 @@ def lean_memory() -> None:
 _M_MMAP_THRESHOLD = -3
 
 
-def profile_file(source: Path, fmt: str, *, na: Sequence[str] = ()
-                 ) -> tuple[pd.DataFrame, list[Any]]:
+def profile_file(source: Path, fmt: str, *, na: Sequence[str] = (),
+                 dialect: CsvDialect = DEFAULT_DIALECT) -> tuple[pd.DataFrame, list[Any]]:
     """A first pass over the whole file: an empty frame with its columns (typed as a
     whole-file read types them), and each column's profile
-    (:func:`microagg._release.profile_frame`) over every row. A CSV row with more fields
-    than the header is an error naming its line (:mod:`microagg._csv`)."""
+    (:func:`microagg._release.profile_frame`) over every row. A CSV file is read in
+    ``dialect``; a row with more fields than the header is an error naming its line
+    (:mod:`microagg._csv`)."""
     pa = require_pyarrow("reading the file")
     if fmt == "parquet":
         try:
@@ -206,8 +208,9 @@ def profile_file(source: Path, fmt: str, *, na: Sequence[str] = ()
         except pa.ArrowException as err:
             raise ValueError(f"cannot read {source} as a Parquet file: {err}") from None
         return empty, profiles
-    names, profiles = profile_batches(read_text_csv(source, chunksize=BATCH_ROWS),
-                                      na=na, text_numbers=True)
+    names, profiles = profile_batches(
+        read_text_csv(source, chunksize=BATCH_ROWS, dialect=dialect), na=na,
+        text_numbers=True, decimal=dialect.decimal)
     return pd.DataFrame(columns=names), profiles
 
 
@@ -222,7 +225,8 @@ def _or_empty(batches: Iterator[pd.DataFrame], empty: pd.DataFrame) -> Iterator[
 
 @dataclass(frozen=True)
 class StreamSettings:
-    """What to do: the method and its options, the columns, the strata and the policy."""
+    """What to do: the method and its options, the columns, the strata and the policy;
+    and the dialect a CSV input is read and its output written in."""
 
     k: int
     method: str
@@ -232,6 +236,7 @@ class StreamSettings:
     policy: str
     standardize: bool
     na: tuple[str, ...] = ()
+    dialect: CsvDialect = DEFAULT_DIALECT
 
 
 @dataclass(frozen=True)
@@ -255,10 +260,12 @@ def _parquet(source: Path) -> Any:
 
 
 def _csv_batches(source: Path, columns: list[Any], names: list[Any],
-                 na: Sequence[str] = ()) -> Iterator[pd.DataFrame]:
+                 settings: StreamSettings) -> Iterator[pd.DataFrame]:
     text = {c: str for c in names if c not in set(columns)}
     reader = pd.read_csv(source, chunksize=BATCH_ROWS, dtype=text, keep_default_na=False,
-                         na_values={c: [*_NA_TEXT, *na] for c in columns}, index_col=False)
+                         na_values={c: [*_NA_TEXT, *settings.na] for c in columns},
+                         index_col=False, sep=settings.dialect.delimiter,
+                         decimal=settings.dialect.decimal)
     try:
         yield from reader
     except pd.errors.ParserError as err:  # a row further on than the first batch
@@ -276,10 +283,11 @@ def _batches(source: Path, fmt: str, settings: StreamSettings) -> Iterator[tuple
             for batch in reader.iter_batches(batch_size=BATCH_ROWS, row_groups=[group]):
                 yield arrow_frame(batch.select(keep)), batch
         return
-    names = list(pd.read_csv(source, nrows=0, index_col=False).columns)
+    names = list(pd.read_csv(source, nrows=0, index_col=False,
+                             sep=settings.dialect.delimiter).columns)
     schema = pa.schema([(str(c), pa.float64() if c in set(settings.columns) else pa.string())
                         for c in names])
-    for chunk in _csv_batches(source, settings.columns, names, settings.na):
+    for chunk in _csv_batches(source, settings.columns, names, settings):
         frame = chunk[keep]
         as_matrix(frame[settings.columns], name="the protected columns", min_rows=0)
         yield frame, pa.RecordBatch.from_pandas(chunk, schema=schema, preserve_index=False)
@@ -482,8 +490,8 @@ def _finite(X: np.ndarray, names: list[str]) -> np.ndarray:
 class _Output:
     """The output file, written unit by unit: Parquet (one row group per write) or CSV."""
 
-    def __init__(self, target: Any, fmt: str):
-        self.target, self.fmt, self.first = target, fmt, True
+    def __init__(self, target: Any, fmt: str, dialect: CsvDialect):
+        self.target, self.fmt, self.dialect, self.first = target, fmt, dialect, True
         self.writer: Any = None  # a pyarrow ParquetWriter once the first unit is written
 
     def write(self, part: Any) -> None:
@@ -509,7 +517,9 @@ class _Output:
                 self.writer = pq.ParquetWriter(self.target, self.schema)
             self.writer.write_table(table.cast(self.schema))
         else:
-            arrow_frame(table).to_csv(self.target, header=self.first, index=False)
+            arrow_frame(table).to_csv(self.target, header=self.first, index=False,
+                                      sep=self.dialect.delimiter,
+                                      decimal=self.dialect.decimal)
         self.first = False
 
     def close(self) -> None:
@@ -563,7 +573,7 @@ def _run(jobs: list[list[int]], plan: Any, spill: str, target: Any, out_fmt: str
          settings: StreamSettings, *, executor: cf.Executor | None, window: int, remote: bool,
          progress: Callable[..., Any]) -> list[UnitSummary]:
     """Protect every unit (on ``executor`` if given) and write them in order."""
-    output = _Output(target, out_fmt)
+    output = _Output(target, out_fmt, settings.dialect)
     summaries: list[UnitSummary] = []
     members = [len(u) for u in plan.units]
     try:

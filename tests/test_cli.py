@@ -71,7 +71,7 @@ def test_every_example_of_the_help_parses(capsys):
     # a long example is shown on two lines joined by a backslash, not run together
     assert not [line for line in shown.splitlines() if "  " in line.strip()], shown
     commands = shown.replace("\\\n", " ").strip().splitlines()
-    assert len(commands) == 8 and all(c.strip().startswith("microagg ") for c in commands)
+    assert len(commands) == 9 and all(c.strip().startswith("microagg ") for c in commands)
     parser = _parser()
     for command in commands:
         args = parser.parse_args(shlex.split(command)[1:])

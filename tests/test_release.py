@@ -351,7 +351,8 @@ def test_text_is_read_as_pandas_reads_it(values, dtype):
 # -- clear errors ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("case, text, needle", [
-    ("semicolons", "a;b;c\n1;2;3\n4;5;6\n7;8;9\n", "another delimiter"),
+    ("semicolons", "a;b;c\n1;2;3\n4;5;6\n7;8;9\n",
+     "suggests the delimiter ';': read the file with it, --delimiter ';'"),
     ("header only", "a,b,c\n", "no rows"),
 ])
 @pytest.mark.parametrize("extra", [[], STRATA])

@@ -1,0 +1,181 @@
+"""CSV files in another dialect: ``;`` between fields and ``,`` as the decimal mark.
+
+A spreadsheet saved as CSV under a European locale writes ``2074,91;26``. With
+``--delimiter ';' --decimal ,`` such a file is read, protected and written back in its own
+dialect by every path (in memory, streamed by strata, the audit), with the same numbers as
+the file written with commas and points. Without them the run stops with a hint that names
+the options; and a value the decimal comma makes ambiguous (``3.5``, ``1.234,5``) is
+refused, never read as some number.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from cli_helpers import one_line_error, run
+from hypothesis import given
+from hypothesis import strategies as st
+
+import microagg
+from microagg._csv import CsvDialect
+from microagg._release import text_to_numbers
+
+STRATA = ["--strata", "region"]
+EU = ["--delimiter", ";", "--decimal", ","]
+
+
+def _rows(n: int = 40, seed: int = 3) -> list[list]:
+    rng = np.random.default_rng(seed)
+    return [[i, "NS"[i % 2], f"{rng.uniform(1000, 9000):.2f}", int(rng.integers(18, 90)),
+             f"x,y {i}"] for i in range(n)]
+
+
+def _write(path: Path, rows: list[list], delimiter: str, decimal: str,
+           odd: dict[int, str] | None = None) -> Path:
+    """``rows`` as CSV, incomes with the mark ``decimal`` (``odd``: incomes written as
+    given, by row)."""
+    odd = odd or {}
+    with open(path, "w", newline="") as fh:
+        out = csv.writer(fh, delimiter=delimiter)
+        out.writerow(["id", "region", "income", "age", "note"])
+        out.writerows([[*r[:2], odd.get(i, r[2].replace(".", decimal)), *r[3:]]
+                       for i, r in enumerate(rows)])
+    return path
+
+
+@pytest.fixture()
+def files(tmp_path: Path) -> tuple[Path, Path]:
+    rows = _rows()
+    return (_write(tmp_path / "eu.csv", rows, ";", ","),
+            _write(tmp_path / "us.csv", rows, ",", "."))
+
+
+def _read_eu(path: Path) -> pd.DataFrame:
+    return pd.read_csv(path, sep=";", decimal=",", dtype={"note": str})
+
+
+@pytest.mark.parametrize("strata", [[], STRATA])
+def test_a_semicolon_file_with_decimal_commas_is_protected_in_its_own_dialect(
+        files, tmp_path, capsys, strata):
+    eu, us = files
+    rc, _, err = run(["protect", eu, "-k", 3, "--keep", "id", *EU, *strata,
+                      "-o", tmp_path / "eu-out.csv"], capsys)
+    assert rc == 0, err
+    rc, _, err = run(["protect", us, "-k", 3, "--keep", "id", *strata,
+                      "-o", tmp_path / "us-out.csv"], capsys)
+    assert rc == 0, err
+    text = (tmp_path / "eu-out.csv").read_text()
+    assert text.splitlines()[0] == "id;region;income;age;note"
+    assert "x,y 0" in text and '"' not in text  # a comma needs no quotes between semicolons
+    ours, theirs = _read_eu(tmp_path / "eu-out.csv"), pd.read_csv(tmp_path / "us-out.csv")
+    assert ours["income"].dtype == float and ours["age"].dtype == float
+    pd.testing.assert_frame_equal(ours, theirs)  # the same numbers, written the other way
+    assert ours.groupby(["income", "age"]).size().min() >= 3
+    # and the audit, told the dialect, passes the release
+    rc, _, err = run(["audit", eu, tmp_path / "eu-out.csv", "-k", 3, "--keep", "id", *EU,
+                      *(["--strata", "region"] if strata else [])], capsys)
+    assert rc == 0 and "passes the audit" in err, err
+
+
+def test_a_tab_separated_file(tmp_path, capsys):
+    src = _write(tmp_path / "in.tsv", _rows(), "\t", ".")
+    for name in ("tab", "\\t", "\t"):
+        rc, out, err = run(["protect", src, "-k", 3, "--keep", "id", "--delimiter", name],
+                           capsys)
+        assert rc == 0, err
+        assert out.splitlines()[0] == "id\tregion\tincome\tage\tnote"
+
+
+def test_the_audit_reads_decimal_commas_as_the_numbers_they_are(files):
+    """Against a release of numbers (a table, Parquet), the raw decimal-comma column is
+    found: read as text with its comma dropped, 2074,91 would be 207491, and the raw
+    release would pass."""
+    eu, us = files
+    raw = pd.read_csv(us)
+    bad = microagg.audit(eu, raw, k=3, keep="id", delimiter=";", decimal=",")
+    assert not bad.passed
+    assert any(f.startswith("raw column: released column 'income'") for f in bad.failures)
+    good = microagg.audit(eu, microagg.microaggregate(raw, k=3, columns=["income", "age"],
+                                                      keep_rest=True),
+                          k=3, keep="id", delimiter=";", decimal=",")
+    assert good.passed, good.failures
+
+
+@pytest.mark.parametrize("strata", [[], STRATA])
+@pytest.mark.parametrize("value", ["3.5", "1.234,5"])
+def test_a_point_under_a_decimal_comma_is_refused_not_guessed(files, tmp_path, capsys,
+                                                               strata, value):
+    src = _write(tmp_path / "odd.csv", _rows(), ";", ",", odd={7: value})
+    out = tmp_path / "out.csv"
+    rc, _, err = run(["protect", src, "-k", 3, "--keep", "id", *EU, *strata, "-o", out],
+                     capsys)
+    line = one_line_error(rc, err)
+    assert f"'income' (e.g. {value!r}) holds numbers stored as text" in line
+    rc, _, err = run(["protect", src, "-k", 3, "--keep", "id", "--columns", "income,age",
+                      "--keep-rest", *EU, *strata, "-o", out], capsys)
+    line = one_line_error(rc, err)
+    assert "'income' is to be protected" in line and "separators" in line, line
+    assert not out.exists()
+
+
+def test_without_the_options_the_error_names_them(files, tmp_path, capsys):
+    eu, _ = files
+    rc, _, err = run(["protect", eu, "-k", 3, "-o", tmp_path / "out.csv"], capsys)
+    line = one_line_error(rc, err)
+    assert "header has 1" in line and "--delimiter ';'" in line and "--decimal ," in line
+    rc, _, err = run(["protect", eu, "-k", 3, "--keep", "id", "--delimiter", ";",
+                      "-o", tmp_path / "out.csv"], capsys)
+    line = one_line_error(rc, err)
+    assert "'income' (e.g. '" in line and "--decimal ," in line
+    plain = tmp_path / "plain.csv"  # no comma anywhere: one column named 'a;b'
+    plain.write_text("a;b\n1;2\n3;4\n5;6\n")
+    rc, _, err = run(["protect", plain, "-k", 3], capsys)
+    assert "suggests the delimiter ';'" in one_line_error(rc, err)
+
+
+@pytest.mark.parametrize("options, expect", [
+    (["--delimiter", ";;"], "not one character"),
+    (["--delimiter", "x"], "not one character"),
+    (["--delimiter", '"'], "not one character"),
+    (["--decimal", ","], "also the decimal mark"),
+    (["--decimal", ";"], "invalid choice"),
+])
+@pytest.mark.parametrize("command", ["protect", "audit"])
+def test_a_bad_dialect_is_one_clear_line(files, capsys, options, expect, command):
+    eu, us = files
+    args = ["protect", eu, "-k", 3] if command == "protect" else ["audit", eu, us, "-k", 3]
+    rc, out, err = run([*args, *options], capsys)
+    assert expect in err.splitlines()[-1] and rc == 2 and not out
+
+
+def test_the_dialect_default_is_commas_and_points():
+    assert (CsvDialect().delimiter, CsvDialect().decimal) == (",", ".")
+    with pytest.raises(ValueError, match="neither '.' nor ','"):
+        CsvDialect(";", "'")
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False, width=64))
+def test_a_decimal_comma_reads_as_the_point_does(x):
+    written = pd.Series([repr(x), f"{x:.3e}", f"{x:f}"])
+    commas = written.str.replace(".", ",", regex=False)
+    np.testing.assert_array_equal(text_to_numbers(commas, ","), text_to_numbers(written))
+    # and a point under a decimal comma is no plain number (a thousands separator?)
+    dotted = written[written.str.contains(".", regex=False)]
+    assert np.isnan(text_to_numbers(dotted, ",")).all()
+
+
+def test_written_output_reads_back_in_the_same_dialect(tmp_path):
+    """What ``write_table`` writes in a dialect reads back, as text, unchanged."""
+    from microagg._cli_io import read_input, write_table
+
+    dialect = CsvDialect(";", ",")
+    frame = pd.DataFrame({"a": [1.5, -2.25e-20, 3.0], "b": ["p;q", 'say "hi"', "x,y"]})
+    write_table(frame, tmp_path / "t.csv", io.StringIO(), dialect=dialect)
+    back = read_input(tmp_path / "t.csv", "csv", dialect).frame
+    assert back["b"].tolist() == frame["b"].tolist()
+    assert text_to_numbers(back["a"], ",").tolist() == frame["a"].tolist()

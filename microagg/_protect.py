@@ -34,7 +34,7 @@ from ._core import aggregate, group_sizes, loss_summary, zscores
 from ._methods import get_method
 from ._release import Roles, check_release_k, decide_roles, profile_frame
 from ._strata import check_policy, merged_notes, recode_merged, strata_list, stratified
-from ._validate import as_matrix, check_k
+from ._validate import as_matrix, check_flags, check_k
 
 __all__ = ["microaggregate", "MicroaggregationInfo"]
 
@@ -201,6 +201,8 @@ def _protect_table(df: Any, k: Any, *, method: Any, columns: Any, standardize: b
                    strata: Any, small_strata: Any, keep: Any, keep_rest: bool,
                    return_info: bool, params: dict[str, Any], progress: bool = False) -> Any:
     """:func:`microaggregate`'s work, once its arguments are named."""
+    check_flags(standardize=standardize, keep_rest=keep_rest, return_info=return_info,
+                progress=progress)
     spec, roles = check_call(df, method, columns, params, strata, keep=keep,
                              keep_rest=keep_rest)
     k = check_release_k(k)

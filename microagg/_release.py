@@ -24,6 +24,7 @@ The release audit, which checks a release against these roles, is in
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -44,8 +45,27 @@ __all__ = ["RESERVED", "ColumnProfile", "Roles", "profile_frame",
 RELEASE_MIN_K = 2
 #: Column names the engines use internally; an input column with one of them is an error.
 RESERVED = ("__microagg_row__", "__microagg_pos__", "__microagg_unit__", "__microagg_index__")
-#: Characters that make a number text: thousands separators, currency, percent, blanks.
-DECORATION = r"[\s,$\u20ac\u00a3\u00a5%_']"
+#: Currency signs: Unicode's category Sc in the Basic Multilingual Plane ($ € £ ¥ ₹ ₩ ₽ ...;
+#: ``tests/test_release.py`` checks the list against :mod:`unicodedata`).
+CURRENCY = ("$\u00a2-\u00a5\u058f\u060b\u07fe\u07ff\u09f2\u09f3\u09fb\u0af1\u0bf9\u0e3f"
+            "\u17db\u20a0-\u20c0\ua838\ufdfc\ufe69\uff04\uffe0\uffe1\uffe5\uffe6")
+#: Characters that make a number text: thousands separators (comma, blank, apostrophes),
+#: currency signs, percent, blanks.
+DECORATION = rf"[\s,%_'\u2019\u02bc{CURRENCY}]"
+#: A currency code or abbreviation before or after a number (``CHF 12``, ``12 EUR``,
+#: ``Rs. 100``, ``50 kr``).
+_MONEY = r"(?:[A-Z]{3}|Rs|kr|Kr|Fr|z\u0142|K\u010d|Ft|lei|RM|Rp)\.?"
+MONEY_WORD = rf"^\s*{_MONEY}(?=[\s\d+\-.])|(?<=[\d\s]){_MONEY}\s*$"
+#: What every value holding a number has: a digit (of any script), or an infinity.
+_MAYBE = r"\d|(?i:inf)"
+#: A number with points between its thousands (``1.234.567``), once decoration is removed.
+DOT_THOUSANDS = r"^[+-]?\d{1,3}(?:\.\d{3})+$"
+#: Digits and signs written otherwise: full-width (``１２``), Arabic-Indic, Devanagari;
+#: the minus sign (U+2212) and dashes used as one.
+_PLAIN_DIGITS = str.maketrans({
+    **{chr(base + d): str(d) for base in (0xFF10, 0x0660, 0x06F0, 0x0966) for d in range(10)},
+    **dict.fromkeys(map(chr, (0x2212, 0x2012, 0x2013, 0xFE63, 0xFF0D)), "-"),
+    "\uff0b": "+", "\uff0e": ".", "\uff0c": ","})
 #: Text that is a written list, tuple or mapping holding a number (nested numbers as text).
 LISTED = r"^\s*[\[({].*\d.*[\])}]\s*$"
 #: Text that is a date or a time of day: ISO 8601 (1980-03-01, 1980-03-01T12:30:00Z) or
@@ -56,6 +76,10 @@ DATED = (r"^\s*(\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.]\d{1,2}[/.]\d{2,4})"
 SHOWN = 5
 #: A number written with a decimal comma and no other mark (``52,5``, ``-0,25``).
 _DECIMAL_COMMA = r"^\s*[+-]?\d+,\d+\s*$"
+#: Containers whose numbers make a column "nested" (dicts too).
+_NESTED = (list, tuple, set, frozenset, np.ndarray)
+#: Durations (a timedelta is a number of seconds).
+_DURATIONS = (pd.Timedelta, datetime.timedelta, np.timedelta64)
 #: Decimal comma to decimal point: the two marks swap (``1.234,5`` becomes ``1,234.5``).
 _SWAP = str.maketrans(",.", ".,")
 
@@ -113,20 +137,27 @@ def _kind(col: pd.Series) -> str:
 
 
 def _nested_number(value: Any) -> bool:
-    """True for a list, tuple, array, dict (struct or map) holding a number somewhere."""
+    """True for a list, tuple, set, array, dict (struct or map) holding a number
+    somewhere."""
     if isinstance(value, dict):
         return any(_nested_number(v) for v in value.values())
-    if isinstance(value, list | tuple | np.ndarray):
+    if isinstance(value, _NESTED):
         return any(_nested_number(v) for v in value)
     if isinstance(value, bool | np.bool_):
         return False
     return isinstance(value, int | float | np.number)
 
 
+def _hidden_number(value: Any) -> bool:
+    """True for an object among text that is a number in disguise: a duration, or a
+    container holding a number."""
+    return isinstance(value, _DURATIONS) or _nested_number(value)
+
+
 def _scalar_kind(values: pd.Series) -> str | None:
     """The kind of an object column whose values all share one non-text kind."""
     probe = values.iloc[:1000]
-    if probe.map(lambda v: isinstance(v, dict | list | tuple | np.ndarray)).any():
+    if probe.map(lambda v: isinstance(v, (dict, *_NESTED))).any():
         return "nested" if values.map(_nested_number).any() else "text"
     if probe.map(lambda v: isinstance(v, pd.Timedelta)).all():
         return "timedelta"
@@ -167,27 +198,44 @@ def text_to_numbers(text: pd.Series, decimal: str = ".") -> np.ndarray:
         return pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
 
 
+def _may_hold_number(text: pd.Series) -> np.ndarray:
+    """Which values can hold a number however written: those with a digit (of any
+    script) or an infinity. The others skip the (slow) cleaning."""
+    return text.str.contains(_MAYBE, regex=True).to_numpy(dtype=bool)
+
+
+def undecorated(text: pd.Series) -> pd.Series:
+    """``text`` with what makes a number text removed: digits and minus signs written
+    otherwise become ASCII (``１２``, ``−5``), a currency code (:data:`MONEY_WORD`) and the
+    :data:`DECORATION` (thousands separators, currency and percent signs, blanks) go."""
+    plain = text.str.translate(_PLAIN_DIGITS).str.replace(MONEY_WORD, "", regex=True)
+    return plain.str.replace(DECORATION, "", regex=True)
+
+
 def numeric_text(text: pd.Series, decimal: str = ".") -> tuple[np.ndarray, np.ndarray]:
     """For a column of text: which values are plain numbers (with the decimal mark
-    ``decimal``), and which read as numbers once thousands separators, currency and
-    percent signs are removed (or are a written list or mapping of numbers, such as
-    ``"[1.5, 2]"``)."""
+    ``decimal``), and which hold a number otherwise written: one once it is
+    :func:`undecorated` (``$1,200``, ``CHF 12``, ``12’000``, ``−5``), with points between
+    its thousands (``1.234.567``), or a written list or mapping of numbers (``"[1.5, 2]"``)."""
     text = _with_point(text, decimal)
     plain = ~np.isnan(text_to_numbers(text))
     numbers = plain.copy()
     rest = np.flatnonzero(~plain)  # (a plain number is a number: only the rest are cleaned)
+    rest = rest[_may_hold_number(text.iloc[rest])]
     if rest.size:
         odd = text.iloc[rest]
-        cleaned = text_to_numbers(odd.str.replace(DECORATION, "", regex=True))
-        listed = odd.str.match(LISTED).to_numpy(dtype=bool)  # "[1.5, 2]", "{'a': 3}"
-        numbers[rest] = ~np.isnan(cleaned) | listed
+        cleaned = undecorated(odd)
+        found = ~np.isnan(text_to_numbers(cleaned))
+        found |= cleaned.str.match(DOT_THOUSANDS).to_numpy(dtype=bool)
+        found |= odd.str.match(LISTED).to_numpy(dtype=bool)  # "[1.5, 2]", "{'a': 3}"
+        numbers[rest] = found
     return plain, numbers
 
 
 def decorated_numbers(text: pd.Series, decimal: str = ".") -> np.ndarray:
     """Each value of a column of text (with the decimal mark ``decimal``) as a number
-    once thousands separators, currency and percent signs are removed (NaN where it is
-    none).
+    once it is :func:`undecorated` (NaN where it is none; ``1.234.567`` too, as its
+    value depends on a reading of the points).
 
     A value that already reads as a number is taken as read: of the decoration, a plain
     number can hold only blanks around it, which change nothing (``" 12"`` is 12 either
@@ -196,9 +244,9 @@ def decorated_numbers(text: pd.Series, decimal: str = ".") -> np.ndarray:
     text = _with_point(text, decimal)
     nums = np.array(text_to_numbers(text), dtype=float)  # (a writable copy)
     rest = np.flatnonzero(np.isnan(nums))
+    rest = rest[_may_hold_number(text.iloc[rest])]
     if rest.size:
-        cleaned = text.iloc[rest].str.replace(DECORATION, "", regex=True)
-        nums[rest] = text_to_numbers(cleaned)
+        nums[rest] = text_to_numbers(undecorated(text.iloc[rest]))
     return nums
 
 
@@ -240,6 +288,8 @@ def profile_frame(frame: pd.DataFrame, *, na: Sequence[str] = (), text_numbers: 
         miss = rows - len(text)
         plain, numbers = (numeric_text(text, decimal) if len(text)
                           else (np.zeros(0, bool),) * 2)
+        if pd.api.types.infer_dtype(present, skipna=True) != "string":  # objects among text
+            numbers |= present[~declared].map(_hidden_number).to_numpy(dtype=bool)
         positions = np.flatnonzero(col.notna().to_numpy())[~declared]
         odd = text[~plain]
         profile = ColumnProfile(
@@ -391,8 +441,9 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
                  columns: Any = None, strata: Sequence[Any] = (), keep: Any = None,
                  keep_rest: bool = False) -> Roles:
     """Each column's role by the release contract (see the module docstring)."""
-    from ._validate import column_labels
+    from ._validate import check_flag, column_labels
 
+    keep_rest = check_flag(keep_rest, "keep_rest")  # ("no" would keep every column raw)
     check_names(names)
     prof = dict(zip(names, profiles, strict=True))
     strata = list(strata)

@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["as_matrix", "check_k", "check_count", "check_real", "check_flag", "check_seed",
-           "as_labels", "number_objects", "object_floats",
+__all__ = ["as_matrix", "check_k", "check_count", "check_real", "check_flag", "check_flags",
+           "check_seed", "as_labels", "number_objects", "object_floats",
            "rescaled", "scale_exponent", "unscale_square", "SAFE_EXPONENT"]
 
 #: Data whose largest absolute value is within ``2**-SAFE_EXPONENT .. 2**SAFE_EXPONENT``
@@ -193,6 +193,12 @@ def check_flag(value: Any, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be True or False, got {value!r}")
     return bool(value)
+
+
+def check_flags(**flags: Any) -> None:
+    """:func:`check_flag` on each keyword: ``check_flags(keep_rest=keep_rest)``."""
+    for name, value in flags.items():
+        check_flag(value, name)
 
 
 def check_seed(seed: Any, name: str = "seed") -> Any:

@@ -165,6 +165,65 @@ def test_numbers_in_disguise_are_refused(kind):
     assert out["z"].tolist() == df["z"].tolist()
 
 
+#: Numbers written as text in ways a spreadsheet or a locale writes them, one per row kind.
+WRITTEN_OTHERWISE = {
+    "dot thousands": "1.234.567", "Swiss apostrophe": "12\u2019000", "minus sign": "\u22125",
+    "rupee sign": "\u20b91,200", "currency code": "CHF 12", "code after": "12 EUR",
+    "krona": "50 kr", "full-width digits": "\uff11\uff12", "Arabic-Indic digits": "\u0663",
+}
+
+
+@pytest.mark.parametrize("name", list(WRITTEN_OTHERWISE))
+def test_numbers_written_otherwise_are_refused_in_every_path(tmp_path, capsys, name):
+    """Issue: each of these columns was passed through raw (the decoration knew only
+    ``,$€£¥%_'`` and blanks). Refused in the API, Dask and the CLI (in memory and
+    streamed), naming the column and a value."""
+    dd = pytest.importorskip("dask.dataframe")
+    import microagg.dask
+
+    value = WRITTEN_OTHERWISE[name]
+    df = _numbers(30).assign(z=[value if i % 2 else f"t{i}" for i in range(30)])
+    match = r"'z' \(e\.g\. '.*'\) holds numbers stored as text in 15 of 30 rows"
+    with pytest.raises(ValueError, match=match):
+        ma.microaggregate(df, 3)
+    with pytest.raises(ValueError, match=match):
+        microagg.dask.microaggregate(dd.from_pandas(df, npartitions=3), 3, strata="s")
+    src = tmp_path / "in.csv"
+    df.to_csv(src, index=False)
+    for extra in ([], STRATA):
+        rc, _, err = run(["protect", src, "-k", "3", "-o", tmp_path / "o.csv", *extra], capsys)
+        assert "holds numbers stored as text in 15 of 30 rows" in _refused(rc, err, "z")
+    assert not (tmp_path / "o.csv").exists()
+
+
+@pytest.mark.parametrize("value", ["192.168.1.1", "01.03.1980", "A12", "USA", "x,y 0",
+                                   "FR 12", "1.2.3"])
+def test_text_with_digits_that_is_no_number_is_passed(value):
+    df = _numbers(30).assign(z=value)
+    _, info = ma.microaggregate(df, 3, return_info=True)
+    assert "z" in info.passed_through
+
+
+@pytest.mark.parametrize("hidden", [pd.Timedelta(days=3), frozenset({5}), {2.5}])
+def test_a_number_object_among_text_is_refused(hidden):
+    df = _numbers(30).assign(z=["p"] * 29 + [hidden])
+    with pytest.raises(ValueError, match=r"'z'.*neither protected nor kept"):
+        ma.microaggregate(df, 3)
+
+
+def test_the_currency_signs_are_unicodes():
+    """:data:`CURRENCY` is every currency sign (category Sc) of the Basic Multilingual
+    Plane."""
+    import re
+    import unicodedata
+
+    from microagg._release import CURRENCY
+
+    signs = {chr(c) for c in range(0x10000) if unicodedata.category(chr(c)) == "Sc"}
+    listed = {chr(c) for c in range(0x10000) if re.fullmatch(f"[{CURRENCY}]", chr(c))}
+    assert listed == signs
+
+
 @pytest.mark.parametrize("nested", ["list<double>", "struct<income,age>"])
 @pytest.mark.parametrize("extra", [[], STRATA])
 def test_parquet_nested_numbers_are_refused(tmp_path, capsys, nested, extra):
@@ -296,7 +355,8 @@ def test_merged_strata_are_k_anonymous_in_every_path(tmp_path, capsys):
 
 _PIECES = st.sampled_from([*"0123456789", " ", ",", "$", "\u20ac", "%", "_", "'", ".", "e",
                            "-", "+", "x", "[", "]", "\t", "\u00a0", "nan", "inf", "1e400",
-                           "99999999999999999999"])
+                           "99999999999999999999", "\u2212", "\uff11", "CHF", " kr", "\u20b9",
+                           "\u2019", ".234"])
 
 
 @settings(max_examples=300, deadline=None)
@@ -306,15 +366,22 @@ def test_numbers_in_text_are_read_as_the_definition_reads_them(values, dtype):
     """The profile and the audit read a value as a number once the decoration is removed;
     they skip the (slow) removal for values that already read as numbers. That shortcut
     must change nothing: the definition, applied to every value, gives the same answers."""
-    from microagg._release import DECORATION, LISTED, decorated_numbers, numeric_text
+    from microagg._release import (
+        DOT_THOUSANDS,
+        LISTED,
+        decorated_numbers,
+        numeric_text,
+        undecorated,
+    )
 
     text = pd.Series(values, dtype=dtype)
-    cleaned = pd.to_numeric(text.str.replace(DECORATION, "", regex=True), errors="coerce")
+    cleaned = pd.to_numeric(undecorated(text), errors="coerce")
     plain = pd.to_numeric(text, errors="coerce").notna().to_numpy()
     listed = text.str.match(LISTED).to_numpy(dtype=bool)
+    dotted = undecorated(text).str.match(DOT_THOUSANDS).to_numpy(dtype=bool)
     got_plain, got_numbers = numeric_text(text)
     assert np.array_equal(got_plain, plain)
-    assert np.array_equal(got_numbers, cleaned.notna().to_numpy() | plain | listed)
+    assert np.array_equal(got_numbers, cleaned.notna().to_numpy() | plain | listed | dotted)
     assert np.array_equal(decorated_numbers(text), cleaned.to_numpy(dtype=float), equal_nan=True)
 
 
@@ -604,3 +671,19 @@ def test_number_objects_are_numbers_and_anything_else_is_not():
     flags = df.assign(income=[True, False] * 20)  # booleans are not numbers
     _, info = ma.microaggregate(flags, 4, return_info=True)
     assert info.columns == ["share"]
+
+
+@pytest.mark.parametrize("flag", ["keep_rest", "standardize", "return_info"])
+@pytest.mark.parametrize("value", ["no", "False", 0, None])
+def test_a_flag_that_is_not_a_bool_is_refused(flag, value):
+    """Issue: ``keep_rest="no"`` kept every column raw (``bool("no")`` is True), and
+    ``standardize="no"`` standardised. In memory and on Dask, before any work."""
+    dd = pytest.importorskip("dask.dataframe")
+    import microagg.dask
+
+    df = _numbers(12)
+    with pytest.raises(TypeError, match=f"{flag} must be True or False, got {value!r}"):
+        ma.microaggregate(df, 3, columns=["x"], **{flag: value})
+    with pytest.raises(TypeError, match=f"{flag} must be True or False, got {value!r}"):
+        microagg.dask.microaggregate(dd.from_pandas(df, npartitions=2), 3, strata="s",
+                                     columns=["x"], **{flag: value})

@@ -44,7 +44,7 @@ from .._strata import (
     protect_block,
     strata_list,
 )
-from .._validate import as_matrix, check_k
+from .._validate import as_matrix, check_flags, check_k
 
 __all__ = ["microaggregate", "ReleasePlan"]
 
@@ -192,7 +192,8 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
     "'row' looks like a row index (the first "
     """
     _check_frame(ddf)
-    check_release_k(k)  # (both before the pass over the data)
+    check_release_k(k)  # (these checks before the pass over the data)
+    check_flags(standardize=standardize, keep_rest=keep_rest, return_info=return_info)
     roles = _roles(ddf, method, columns, params, strata, keep, keep_rest)
     k, plan, units, offsets = _plan(ddf, k, roles.strata, roles.protect,
                                     check_policy(small_strata), standardize)

@@ -22,7 +22,16 @@ import numpy as np
 import pandas as pd
 
 from ._csv import DEFAULT_DIALECT, CsvDialect, read_text_csv
-from ._release import Roles, check_names, check_release_k, decorated_numbers, profile_batches
+from ._release import (
+    MISSING_TEXT,
+    Roles,
+    check_names,
+    check_release_k,
+    decorated_numbers,
+    profile_batches,
+    row_index,
+    row_index_note,
+)
 from ._stream import arrow_frame, file_format
 from ._validate import column_labels
 
@@ -49,6 +58,9 @@ class ReleaseAudit:
     smallest : int
         The fewest rows sharing one released combination of strata keys and protected
         columns (0 without protected columns).
+    notes : list of str
+        What the audit decided by itself, as :func:`microagg.microaggregate` decides it: a
+        first column that is a row index (``Unnamed: 0``, or 0..n-1) is audited as kept.
 
     Examples
     --------
@@ -66,6 +78,7 @@ class ReleaseAudit:
     strata: list[Any]
     kept: list[Any]
     smallest: int
+    notes: list[str] = field(default_factory=list)
 
 
 def table_batches(table: Any, fmt: str | None = None, rows: int = 65_536,
@@ -120,7 +133,8 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
     strata, columns, keep : column label or list, optional
         Strata columns (their released values may be recoded); the protected columns
         (default: every input column that looks numeric, except strata and kept ones);
-        the columns released unchanged on purpose.
+        the columns released unchanged on purpose (and, unless named in ``columns``, a
+        first column that is a row index, as :func:`microagg.microaggregate` keeps it).
     formats : (str or None, str or None)
         Formats of the two files, ``"csv"`` or ``"parquet"``, where their names do not
         tell (default: Parquet for .parquet, .pq, .parq, else CSV).
@@ -152,9 +166,14 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
     prof = dict(zip(names, profiles, strict=True))
     strata_cols = [] if strata is None else column_labels(strata, names, "strata")
     kept = [] if keep is None else column_labels(keep, names, "keep")
+    named = None if columns is None else column_labels(columns, names, "columns")
+    notes = []
+    index = row_index(names, prof, [c for c in names if c not in strata_cols + kept])
+    if index is not None and (named is None or index not in named):  # as microaggregate
+        kept.append(index)
+        notes.append(row_index_note(index))
     protected = ([c for c in names if prof[c].numeric_like and c not in strata_cols
-                  and c not in kept] if columns is None
-                 else column_labels(columns, names, "columns"))
+                  and c not in kept] if named is None else named)
     seen = _read_release(released, fout, dialect, names, strata_cols, protected)
     failures = seen.failures
     protected, strata_cols = ([c for c in cols if c in seen.hashes]
@@ -176,7 +195,7 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
                  "numeric(-like) and was not kept" for r, c in raw
                  if not _k_anonymous_alone(released, fout, dialect, r, strata_cols, k)]
     return ReleaseAudit(passed=not failures, failures=failures, rows=rows, protected=protected,
-                        strata=strata_cols, kept=kept, smallest=smallest)
+                        strata=strata_cols, kept=kept, smallest=smallest, notes=notes)
 
 
 def _fingerprints(table: Any, fmt: str | None, dialect: CsvDialect, columns: list[Any]
@@ -231,17 +250,20 @@ def _smallest(counts: list[pd.Series], levels: int) -> int:
 
 def _hashes(col: pd.Series, decimal: str) -> tuple[int, int | None, int]:
     """Order-free fingerprints of a column: of its text, of its values as numbers (text
-    with the decimal mark ``decimal``; None if some are not numbers), and its length."""
+    with the decimal mark ``decimal``; missing values, and :data:`MISSING_TEXT`, as one
+    missing number; None if some other value is not a number), and its length."""
     text = col.astype(str).where(col.notna(), "")
     h_text = int(pd.util.hash_array(text.to_numpy(dtype=object)).sum(dtype=np.uint64))
+    missing = col.isna().to_numpy(dtype=bool) | text.isin(MISSING_TEXT).to_numpy(dtype=bool)
     if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
         nums = col.to_numpy(dtype=float, na_value=np.nan)  # (nullable integers too)
     else:
         nums = decorated_numbers(text, decimal)
-    if np.isnan(nums).any():
+    if np.isnan(nums[~missing]).any() or missing.all():
         h_num = None
-    else:
-        h_num = int(pd.util.hash_array(nums + 0.0).sum(dtype=np.uint64))
+    else:  # (one NaN for every missing value; -0.0 as 0.0)
+        nums = np.where(missing, np.nan, nums + 0.0)
+        h_num = int(pd.util.hash_array(nums).sum(dtype=np.uint64))
     return h_text, h_num, len(col)
 
 

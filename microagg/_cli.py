@@ -203,6 +203,8 @@ def _audit(args: argparse.Namespace) -> int:
     print(f"microagg: audited {result.rows} rows: protected {listed(result.protected)}; "
           f"strata {listed(result.strata)}; kept {listed(result.kept)}; smallest released "
           f"combination {result.smallest} rows (k={args.k})", file=sys.stderr)
+    for note in result.notes:
+        print(f"microagg: note: {note}", file=sys.stderr)
     if not result.passed:
         raise ValueError("the release fails the audit: " + "; ".join(result.failures))
     print("microagg: the release passes the audit", file=sys.stderr)

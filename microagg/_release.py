@@ -35,10 +35,10 @@ import pandas as pd
 
 from ._validate import number_objects, object_floats
 
-__all__ = ["RESERVED", "ColumnProfile", "Roles", "profile_frame",
+__all__ = ["RESERVED", "MISSING_TEXT", "ColumnProfile", "Roles", "profile_frame",
            "combine_profiles", "profile_batches", "decide_roles", "check_names",
-           "numeric_text", "decorated_numbers", "text_to_numbers", "protectable", "RELEASE_MIN_K",
-           "check_release_k"]
+           "numeric_text", "decorated_numbers", "row_index", "row_index_note",
+           "text_to_numbers", "protectable", "RELEASE_MIN_K", "check_release_k", "undecorated"]
 
 #: The smallest ``k`` of a release: at ``k = 1`` every record is a group of its own and its
 #: protected values would be released as they are.
@@ -72,6 +72,10 @@ LISTED = r"^\s*[\[({].*\d.*[\])}]\s*$"
 #: day, month and year with slashes or dots (01/03/1980, 1.3.80).
 DATED = (r"^\s*(\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.]\d{1,2}[/.]\d{2,4})"
          r"([ T]\d{1,2}:\d{2}(:\d{2}(\.\d*)?)?)?\s*(Z|[+-]\d{2}:?\d{2})?\s*$")
+#: Text that stands for a missing value in files: read as missing in a protected CSV
+#: column streamed by strata (then an error naming its rows), and as a missing number when
+#: the audit compares columns.
+MISSING_TEXT = ["", "NA", "N/A", "NaN", "nan", "NULL", "null", "None", "<NA>"]
 #: Offending rows named in an error.
 SHOWN = 5
 #: A number written with a decimal comma and no other mark (``52,5``, ``-0,25``).
@@ -459,13 +463,11 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
                          "strata columns; name each column once")
     notes: list[str] = []
     rest = [c for c in names if c not in strata and c not in kept]
-    index = _row_index(names, prof, rest)
+    index = row_index(names, prof, rest)
     if index is not None and (named is None or index not in named):
         kept.append(index)
         rest.remove(index)
-        how = "named by pandas" if str(index).startswith("Unnamed") else "0..n-1"
-        notes.append(f"{index!r} looks like a row index (the first column, {how}): kept "
-                     "unchanged, not protected; name it in columns to protect it")
+        notes.append(row_index_note(index))
     if named is None:
         protect = [c for c in rest if prof[c].kind == "number"]
         if not protect:
@@ -502,7 +504,9 @@ def _dates_note(column: Any) -> str:
             f"it in keep to release it on purpose (keep=[...], --keep {column})")
 
 
-def _row_index(names: Sequence[Any], prof: dict[Any, ColumnProfile], rest: list[Any]) -> Any:
+def row_index(names: Sequence[Any], prof: dict[Any, ColumnProfile], rest: list[Any]) -> Any:
+    """The first column if it is a row index (``Unnamed: 0``, or 0..n-1) among ``rest``
+    (the columns not yet given a role), else None: kept, not protected, unless named."""
     if not names or names[0] not in rest:
         return None
     first = names[0]
@@ -510,6 +514,13 @@ def _row_index(names: Sequence[Any], prof: dict[Any, ColumnProfile], rest: list[
     if str(first).startswith("Unnamed: 0") or p.counts_rows:
         return first
     return None
+
+
+def row_index_note(index: Any) -> str:
+    """The note on a first column kept as a row index (:func:`row_index`)."""
+    how = "named by pandas" if str(index).startswith("Unnamed") else "0..n-1"
+    return (f"{index!r} looks like a row index (the first column, {how}): kept unchanged, "
+            "not protected; name it in columns to protect it")
 
 
 def _nothing_to_protect(names: Sequence[Any], prof: dict[Any, ColumnProfile]) -> ValueError:

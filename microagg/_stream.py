@@ -66,7 +66,7 @@ import pandas as pd
 
 from ._csv import COMPRESSED, DEFAULT_DIALECT, CsvDialect, csv_error, read_text_csv
 from ._methods import get_method
-from ._release import check_names, check_release_k, profile_batches
+from ._release import MISSING_TEXT, check_names, check_release_k, profile_batches
 from ._strata import (
     combine_moments,
     describe_key,
@@ -86,8 +86,6 @@ __all__ = ["BATCH_ROWS", "ROW", "file_format", "require_pyarrow", "lean_memory",
 BATCH_ROWS = 65_536
 #: The temporary column holding each record's input position.
 ROW = "__microagg_row__"
-#: Text read as a missing value in a protected CSV column (then an error naming it).
-_NA_TEXT = ["", "NA", "N/A", "NaN", "nan", "NULL", "null", "None"]
 _PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
 
 
@@ -263,7 +261,7 @@ def _csv_batches(source: Path, columns: list[Any], names: list[Any],
                  settings: StreamSettings) -> Iterator[pd.DataFrame]:
     text = {c: str for c in names if c not in set(columns)}
     reader = pd.read_csv(source, chunksize=BATCH_ROWS, dtype=text, keep_default_na=False,
-                         na_values={c: [*_NA_TEXT, *settings.na] for c in columns},
+                         na_values={c: [*MISSING_TEXT, *settings.na] for c in columns},
                          index_col=False, sep=settings.dialect.delimiter,
                          decimal=settings.dialect.decimal)
     try:

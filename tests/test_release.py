@@ -572,6 +572,43 @@ def test_audit_api_names_each_failed_check():
     assert "['name'] are not in the input" in extra.failures[0]
 
 
+def test_the_audit_keeps_a_row_index_as_microaggregate_does(tmp_path, capsys):
+    """Issue: a default release of a table whose first column counts its rows (or a CSV
+    written by ``df.to_csv()``) failed the audit's defaults (k-anonymity and raw column):
+    the audit protected what ``microaggregate`` keeps."""
+    df = _numbers(30).drop(columns="s").assign(id=range(30))[["id", "x", "y"]]
+    res = ma.audit(df, ma.microaggregate(df, 3), 3)
+    assert res.passed and res.kept == ["id"] and res.protected == ["x", "y"], res.failures
+    assert res.notes and "'id' looks like a row index" in res.notes[0]
+    # released raw with the rest, it still fails; named as protected, it is audited so
+    assert not ma.audit(df, df, 3).passed
+    assert ma.audit(df, df, 3, columns=["id", "x", "y"]).failures[0].startswith("k-anon")
+    src, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    df[["x", "y"]].to_csv(src)  # pandas writes its index as a first, unnamed column
+    assert run(["protect", src, "-k", "3", "-o", out], capsys)[0] == 0
+    rc, _, err = run(["audit", src, out, "-k", "3"], capsys)
+    assert rc == 0 and "kept Unnamed: 0" in err and "note: 'Unnamed: 0' looks like" in err
+
+
+@pytest.mark.parametrize("form", ["Int64", "text", "csv"])
+def test_the_audit_finds_a_raw_column_with_a_missing_value(tmp_path, form):
+    """Issue: a column with one missing value had no numeric fingerprint, so released raw
+    as ``Int64`` or as text (``51000`` for ``51000.0``) it was not found."""
+    df = pd.DataFrame({"age": [23.0, 25, 24, 61, 64, 60],
+                       "income": [51000.0, 23000, np.nan, 12000, 45000, 99000]})
+    raw = {"Int64": df["income"].astype("Int64"),
+           "text": df["income"].map(lambda v: "NA" if np.isnan(v) else f"{v:.0f}"),
+           "csv": df["income"]}[form]
+    release = df.assign(age=[24.0, 24, 24, 61.5, 61.5, 61.5], income=raw)
+    if form == "csv":
+        df.to_csv(tmp_path / "in.csv", index=False)
+        release.to_csv(tmp_path / "out.csv", index=False, float_format="%.0f")
+        df, release = tmp_path / "in.csv", tmp_path / "out.csv"
+    res = ma.audit(df, release, 3, columns=["age"])
+    assert [f.split(":")[0] for f in res.failures] == ["raw column"], res.failures
+    assert "'income' equals the input column 'income'" in res.failures[0]
+
+
 def test_audit_cli_on_any_tool_s_files(tmp_path, capsys):
     df = _numbers(30)
     src, good, raw = tmp_path / "in.csv", tmp_path / "good.csv", tmp_path / "raw.csv"

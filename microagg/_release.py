@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validate import number_objects, object_floats
+from ._validate import SHOWN_ROWS, number_objects, object_floats
 
 __all__ = ["RESERVED", "MISSING_TEXT", "ColumnProfile", "Roles", "profile_frame",
            "combine_profiles", "profile_batches", "decide_roles", "check_names",
@@ -76,8 +76,6 @@ DATED = (r"^\s*(\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.]\d{1,2}[/.]\d{2,4})"
 #: column streamed by strata (then an error naming its rows), and as a missing number when
 #: the audit compares columns.
 MISSING_TEXT = ["", "NA", "N/A", "NaN", "nan", "NULL", "null", "None", "<NA>"]
-#: Offending rows named in an error.
-SHOWN = 5
 #: A number written with a decimal comma and no other mark (``52,5``, ``-0,25``).
 _DECIMAL_COMMA = r"^\s*[+-]?\d+,\d+\s*$"
 #: Containers whose numbers make a column "nested" (dicts too).
@@ -299,7 +297,7 @@ def profile_frame(frame: pd.DataFrame, *, na: Sequence[str] = (), text_numbers: 
         profile = ColumnProfile(
             kind="empty" if not len(text) else "text", rows=rows, missing=miss,
             numbers=int(numbers.sum()), plain=int(plain.sum()),
-            number_rows=tuple(int(i) for i in positions[numbers][:SHOWN]),
+            number_rows=tuple(int(i) for i in positions[numbers][:SHOWN_ROWS]),
             samples=tuple(dict.fromkeys(odd.iloc[:50]))[:3],
             dates=int(odd.str.match(DATED).sum()) if len(odd) else 0)
         if text_numbers and len(text) and plain.all():
@@ -355,7 +353,7 @@ def _combine(a: ColumnProfile, b: ColumnProfile) -> ColumnProfile:
     return ColumnProfile(
         kind=kind, rows=a.rows + b.rows, missing=a.missing + b.missing,
         numbers=numbers, plain=a.plain + b.plain,
-        number_rows=(_number_rows(a) + rows_b)[:SHOWN],
+        number_rows=(_number_rows(a) + rows_b)[:SHOWN_ROWS],
         samples=tuple(dict.fromkeys(a.samples + b.samples))[:3], dates=a.dates + b.dates,
         first=a.first, last=b.last,
         steps=(a.steps and b.steps and a.last is not None and b.first == a.last + 1))
@@ -368,7 +366,7 @@ def _as_text_numbers(p: ColumnProfile) -> int:
 def _number_rows(p: ColumnProfile) -> tuple[int, ...]:
     if p.number_rows or p.kind != "number":
         return p.number_rows
-    return tuple(range(min(SHOWN, p.rows)))
+    return tuple(range(min(SHOWN_ROWS, p.rows)))
 
 
 def profile_batches(batches: Iterable[pd.DataFrame], *, na: Sequence[str] = (),
@@ -598,8 +596,8 @@ def _not_numbers(column: Any, texts: int, decorated: int, examples: Sequence[Any
     data rows of the first offending values, when known). Decorated numbers are not
     guessed at."""
     shown = [", ".join(map(repr, examples[:3]))] if len(examples) else []
-    shown += [f"first at data rows {', '.join(str(i + 1) for i in rows[:SHOWN])}"] if len(rows) \
-        else []
+    if len(rows):
+        shown.append(f"first at data rows {', '.join(str(i + 1) for i in rows[:SHOWN_ROWS])}")
     problems = []
     if texts:
         problems.append(f"{texts} of them text that is not a number (declare missing-value "

@@ -76,7 +76,7 @@ from ._strata import (
     plan_strata,
     protect_block,
 )
-from ._validate import as_matrix, check_k
+from ._validate import NonFinite, as_matrix, check_k
 
 __all__ = ["BATCH_ROWS", "ROW", "file_format", "require_pyarrow", "lean_memory", "profile_file",
            "StreamSettings", "UnitSummary", "protect_stream", "protect_unit", "read_unit",
@@ -287,18 +287,26 @@ def _batches(source: Path, fmt: str, settings: StreamSettings) -> Iterator[tuple
                         for c in names])
     for chunk in _csv_batches(source, settings.columns, names, settings):
         frame = chunk[keep]
-        as_matrix(frame[settings.columns], name="the protected columns", min_rows=0)
         yield frame, pa.RecordBatch.from_pandas(chunk, schema=schema, preserve_index=False)
 
 
 def _split(source: Path, fmt: str, settings: StreamSettings, spill: Path,
            bar: Any) -> tuple[pd.DataFrame, dict[Any, list[int]]]:
-    """Pass 1: statistics per stratum, and every row spilled to ``spill`` by stratum."""
+    """Pass 1: statistics per stratum, and every row spilled to ``spill`` by stratum. NaN
+    or infinite values are an error naming their rows in the whole file (the rest of it
+    is read, not spilled, to count them)."""
     pa = require_pyarrow("protecting a file by strata")
     parts, writer, start, count = [], None, 0, 0
     where: dict[Any, list[int]] = {}
+    bad = NonFinite()
     try:
         for frame, batch in _batches(source, fmt, settings):
+            X = as_matrix(frame[settings.columns], name="the protected columns", min_rows=0,
+                          finite=False)
+            bad = bad + NonFinite.of(X, start)
+            if bad.count:
+                start += len(frame)
+                continue
             part = moments(frame, settings.strata, settings.columns)
             codes = _codes(frame, settings.strata, part.index)
             order = np.argsort(codes, kind="stable")
@@ -317,6 +325,8 @@ def _split(source: Path, fmt: str, settings: StreamSettings, spill: Path,
     finally:
         if writer is not None:
             writer.close()
+    if bad.count:
+        raise bad.error("the protected columns", settings.columns)
     return combine_moments(parts), where
 
 

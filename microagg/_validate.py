@@ -22,21 +22,69 @@ import decimal
 import math
 import numbers
 from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-__all__ = ["as_matrix", "check_k", "check_count", "check_real", "check_flag", "check_flags",
-           "check_seed", "as_labels", "number_objects", "object_floats",
-           "rescaled", "scale_exponent", "unscale_square", "SAFE_EXPONENT"]
+__all__ = ["as_matrix", "NonFinite", "SHOWN_ROWS", "check_k", "check_count", "check_real",
+           "check_flag", "check_flags", "check_seed", "as_labels", "number_objects",
+           "object_floats", "rescaled", "scale_exponent", "unscale_square", "SAFE_EXPONENT"]
 
 #: Data whose largest absolute value is within ``2**-SAFE_EXPONENT .. 2**SAFE_EXPONENT``
 #: are never rescaled (their squares, sums of squares and centroids are all safe).
 SAFE_EXPONENT = 100
 
 
-def as_matrix(X: Any, name: str = "X", *, min_rows: int = 1) -> np.ndarray:
-    """Return ``X`` as a finite, C-contiguous ``(n, p)`` float64 array.
+@dataclass(frozen=True)
+class NonFinite:
+    """The rows of a table holding NaN or infinite values, gathered part by part (a whole
+    array, a file's batches, a Dask frame's partitions) for one error naming them all.
+
+    ``count`` rows; the ``first`` of them (0-based, in the whole table; at most
+    :data:`SHOWN_ROWS`); the positions of the ``columns`` holding them.
+    """
+
+    count: int = 0
+    first: tuple[int, ...] = ()
+    columns: tuple[int, ...] = ()
+
+    @classmethod
+    def of(cls, arr: np.ndarray, start: int = 0) -> NonFinite:
+        """The non-finite rows of the 2-D ``arr``, whose first row is row ``start``."""
+        finite = np.isfinite(arr)
+        if finite.all():
+            return cls()
+        rows = np.flatnonzero(~finite.all(axis=1))
+        return cls(int(rows.size), tuple(int(r) + start for r in rows[:SHOWN_ROWS]),
+                   tuple(int(c) for c in np.flatnonzero(~finite.all(axis=0))))
+
+    def __add__(self, later: NonFinite) -> NonFinite:
+        """These rows and those of a ``later`` part of the table."""
+        return NonFinite(self.count + later.count, (self.first + later.first)[:SHOWN_ROWS],
+                         tuple(sorted({*self.columns, *later.columns})))
+
+    def shifted(self, offset: int) -> NonFinite:
+        """The same rows, counted from ``offset`` on (a part's rows in the whole table)."""
+        return NonFinite(self.count, tuple(r + offset for r in self.first), self.columns)
+
+    def error(self, name: str, names: Sequence[Any] | None = None) -> ValueError:
+        """The error naming the rows and the columns (by ``names``, else by position)."""
+        where = [names[c] if names is not None else c for c in self.columns]
+        return ValueError(
+            f"NaN or infinite values in {name}: {self.count} row(s) "
+            f"(first rows {list(self.first)}, columns {where[:5]}); "
+            "drop or impute them before microaggregating")
+
+
+#: Rows named in the error on NaN or infinite values.
+SHOWN_ROWS = 5
+
+
+def as_matrix(X: Any, name: str = "X", *, min_rows: int = 1, finite: bool = True
+              ) -> np.ndarray:
+    """Return ``X`` as a C-contiguous ``(n, p)`` float64 array, finite unless ``finite``
+    is False (then the caller gathers the :class:`NonFinite` rows).
 
     Raises
     ------
@@ -79,15 +127,8 @@ def as_matrix(X: Any, name: str = "X", *, min_rows: int = 1) -> np.ndarray:
     if n < min_rows or p == 0:
         raise ValueError(f"{name} is empty (shape {arr.shape}); nothing to microaggregate")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
-    if not np.isfinite(arr).all():
-        bad_rows = np.flatnonzero(~np.isfinite(arr).all(axis=1))
-        cols = np.flatnonzero(~np.isfinite(arr).all(axis=0))
-        where = [columns[c] for c in cols] if columns is not None else cols.tolist()
-        raise ValueError(
-            f"NaN or infinite values in {name}: {bad_rows.size} row(s) "
-            f"(first rows {bad_rows[:5].tolist()}, columns {where[:5]}); "
-            "drop or impute them before microaggregating"
-        )
+    if finite and not np.isfinite(arr).all():
+        raise NonFinite.of(arr).error(name, columns)
     return arr
 
 

@@ -44,6 +44,10 @@ CASES = {
         lambda: _national(4000, 0), 7,
         {"strata": ["region", "wave"], "small_strata": "merge",
          "columns": ["income", "age", "hours"]}),
+    "categorical and int8 strata, merge (their dtypes kept), 3 partitions": (
+        lambda: _national(1500, 4).astype({"region": "category", "wave": "int8"}), 3,
+        {"strata": ["region", "wave"], "small_strata": "merge",
+         "columns": ["income", "age", "hours"]}),
     "national, vmdav with gamma, one partition": (
         lambda: _national(1500, 1).query("region != 'R9'"), 1,
         {"strata": "region", "method": "vmdav", "gamma": 1.1}),

@@ -724,3 +724,34 @@ def test_a_flag_that_is_not_a_bool_is_refused(flag, value):
     with pytest.raises(TypeError, match=f"{flag} must be True or False, got {value!r}"):
         microagg.dask.microaggregate(dd.from_pandas(df, npartitions=2), 3, strata="s",
                                      columns=["x"], **{flag: value})
+
+
+@pytest.mark.parametrize("form", ["csv", "parquet"])
+def test_missing_values_are_named_by_their_rows_in_the_whole_table(tmp_path, capsys,
+                                                                   monkeypatch, form):
+    """Issue: streamed by strata (batches of a file) or on Dask (partitions), the error
+    named rows counted within a batch or partition, and counted one batch's rows only.
+    Every path now names the rows of the whole table, as the in-memory function does."""
+    dd = pytest.importorskip("dask.dataframe")
+    import microagg.dask
+
+    monkeypatch.setattr("microagg._stream.BATCH_ROWS", 40)
+    df = pd.DataFrame({"s": ["a", "b"] * 50, "x": np.arange(100.0), "y": np.ones(100)})
+    df.loc[[70, 73, 90], "x"] = np.nan
+    df.loc[95, "y"] = np.inf
+    said = ("NaN or infinite values in the {}: 4 row(s) (first rows [70, 73, 90, 95], "
+            "columns ['x', 'y'])")
+    for call in (lambda: ma.microaggregate(df, 3, strata="s"),
+                 lambda: microagg.dask.microaggregate(dd.from_pandas(df, npartitions=3), 3,
+                                                      strata="s")):
+        with pytest.raises(ValueError, match=re.escape(said.format("chosen columns"))):
+            call()
+    src = tmp_path / f"in.{form}"
+    if form == "csv":
+        df.to_csv(src, index=False)
+    else:
+        df.to_parquet(src, row_group_size=40)
+    rc, _, err = run(["protect", src, "-k", "3", "--strata", "s", "-o", tmp_path / "o.csv"],
+                     capsys)
+    assert said.format("protected columns") in one_line_error(rc, err)
+    assert _leftovers(tmp_path, src.name) == []

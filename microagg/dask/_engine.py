@@ -44,7 +44,7 @@ from .._strata import (
     protect_block,
     strata_list,
 )
-from .._validate import as_matrix, check_flags, check_k
+from .._validate import NonFinite, as_matrix, check_flags, check_k
 
 __all__ = ["microaggregate", "ReleasePlan"]
 
@@ -250,17 +250,30 @@ def _plan(ddf: Any, k: int, strata: list[Any], columns: list[Any], policy: str,
           standardize: bool) -> tuple[int, Any, pd.DataFrame, list[int]]:
     """One pass: the strata statistics, the plan, each stratum's unit and partition offsets."""
     parts = ddf.to_delayed()
-    stats_parts, lengths = dask.compute(
-        [dask.delayed(moments)(p, strata, columns) for p in parts],
+    found, lengths = dask.compute(
+        [dask.delayed(_checked_moments)(p, strata, columns) for p in parts],
         [dask.delayed(len)(p) for p in parts])
-    stats = combine_moments(stats_parts)
+    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64).tolist()
+    bad = sum((rows.shifted(start) for (_, rows), start in zip(found, offsets, strict=True)),
+              NonFinite())
+    if bad.count:  # (the rows in the whole frame, as the in-memory function names them)
+        raise bad.error("the chosen columns", columns)
+    stats = combine_moments([part for part, _ in found])
     k = check_k(k, int(stats["n"].sum()))
     if standardize:
         global_spread(stats, columns)
     plan = plan_strata(stats, k, policy, standardize=standardize, columns=columns)
     units = stats.index.to_frame(index=False).assign(**{_UNIT: plan.unit_of})
-    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64).tolist()
     return k, plan, units, offsets
+
+
+def _checked_moments(part: pd.DataFrame, strata: list[Any], columns: list[Any]
+                     ) -> tuple[pd.DataFrame | None, NonFinite]:
+    """A partition's :func:`moments`, or its rows holding NaN or infinite values (counted
+    from the partition's start) instead."""
+    X = as_matrix(part[columns], name="the chosen columns", min_rows=0, finite=False)
+    bad = NonFinite.of(X)
+    return (None if bad.count else moments(part, strata, columns)), bad
 
 
 def _tag(part: pd.DataFrame, units: pd.DataFrame, strata: list[Any], offsets: list[int],
@@ -299,7 +312,7 @@ def _protect(part: pd.DataFrame, k: int, *, method: str, params: dict[str, Any],
     if keys[unit] is not None:
         values = keys[unit] if len(roles.strata) > 1 else (keys[unit],)
         for c, v in zip(roles.strata, values, strict=True):
-            out[c] = v
+            out.loc[:, c] = v  # (in place: the column keeps its dtype, as in memory)
     return out
 
 

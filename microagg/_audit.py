@@ -235,10 +235,20 @@ def _read_release(released: Any, fmt: str | None, dialect: CsvDialect, names: li
             key = [c for c in strata + protected if c in batch.columns]
         seen.rows += len(batch)
         if key and len(batch):
-            seen.counts.append(batch[key].astype(str).value_counts(sort=False))
+            seen.counts.append(_as_keys(batch[key]).value_counts(sort=False))
         for c in batch.columns:
             seen.hashes[c] = _add(seen.hashes.get(c), _hashes(batch[c], dialect.decimal))
     return seen
+
+
+def _as_keys(frame: pd.DataFrame) -> pd.DataFrame:
+    """Released values as the keys of combinations: as text, numbers by value (``-0.0``
+    is ``0.0``, as pandas groups them when it forms strata)."""
+    out = frame.copy()
+    for j in range(out.shape[1]):
+        if pd.api.types.is_float_dtype(out.dtypes.iloc[j]):
+            out.isetitem(j, out.iloc[:, j] + 0.0)
+    return out.astype(str)
 
 
 def _smallest(counts: list[pd.Series], levels: int) -> int:
@@ -286,7 +296,7 @@ def _same(a: Any, b: Any, *, text_only: bool = False) -> bool:
 def _k_anonymous_alone(released: Any, fmt: str | None, dialect: CsvDialect, column: Any,
                        strata: list[Any], k: int) -> bool:
     """True if every released value of ``column`` (within strata) is shared by k rows."""
-    parts = [b[strata + [column]].astype(str).value_counts(sort=False)
+    parts = [_as_keys(b[strata + [column]]).value_counts(sort=False)
              for b in table_batches(released, fmt, dialect=dialect) if len(b)]
     if not parts:
         return True

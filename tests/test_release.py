@@ -755,3 +755,17 @@ def test_missing_values_are_named_by_their_rows_in_the_whole_table(tmp_path, cap
                      capsys)
     assert said.format("protected columns") in one_line_error(rc, err)
     assert _leftovers(tmp_path, src.name) == []
+
+
+def test_a_zero_stratum_key_of_either_sign_is_one_stratum_in_the_audit(tmp_path, capsys):
+    """Issue: pandas groups the strata keys -0.0 and 0.0 as one stratum, and the audit
+    counted them as two (as text), so microagg's own release failed it (and the command
+    line refused to write a Parquet release)."""
+    df = pd.DataFrame({"a": [1.0, 5, 3, 4, 2, 6], "s": [0.0, -0.0, 0.0, 1, 1, 1]})
+    out = ma.microaggregate(df, 3, strata="s")
+    assert ma.audit(df, out, 3, strata="s").passed
+    src = tmp_path / "in.parquet"
+    df.to_parquet(src)
+    rc, _, err = run(["protect", src, "-k", "3", "--strata", "s", "-o", tmp_path / "o.parquet"],
+                     capsys)
+    assert rc == 0, err

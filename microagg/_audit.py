@@ -28,12 +28,14 @@ from ._release import (
     check_names,
     check_release_k,
     decorated_numbers,
+    nothing_to_protect,
     profile_batches,
     row_index,
     row_index_note,
+    text_to_numbers,
 )
 from ._stream import arrow_frame, file_format
-from ._validate import column_labels
+from ._validate import column_labels, number_objects
 
 __all__ = ["ReleaseAudit", "audit", "table_batches", "check_release"]
 
@@ -162,7 +164,7 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
     fin, fout = formats
     names, profiles = profile_batches(table_batches(original, fin, dialect=dialect),
                                       text_numbers=not isinstance(original, pd.DataFrame),
-                                      decimal=decimal)
+                                      decimal=_reading(original, fin, dialect))
     prof = dict(zip(names, profiles, strict=True))
     strata_cols = [] if strata is None else column_labels(strata, names, "strata")
     kept = [] if keep is None else column_labels(keep, names, "keep")
@@ -174,6 +176,8 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
         notes.append(row_index_note(index))
     protected = ([c for c in names if prof[c].numeric_like and c not in strata_cols
                   and c not in kept] if named is None else named)
+    if not protected:  # nothing numeric: a pass would say nothing (a file read wrongly?)
+        raise nothing_to_protect(names, prof, "audit")
     seen = _read_release(released, fout, dialect, names, strata_cols, protected)
     failures = seen.failures
     protected, strata_cols = ([c for c in cols if c in seen.hashes]
@@ -198,12 +202,21 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
                         strata=strata_cols, kept=kept, smallest=smallest, notes=notes)
 
 
+def _reading(table: Any, fmt: str | None, dialect: CsvDialect) -> str:
+    """The decimal mark of numbers written as text in ``table``: the dialect's in a CSV
+    file or a table (read from one), a point in a Parquet file."""
+    if isinstance(table, pd.DataFrame) or file_format(Path(table), fmt) != "parquet":
+        return dialect.decimal
+    return "."
+
+
 def _fingerprints(table: Any, fmt: str | None, dialect: CsvDialect, columns: list[Any]
                   ) -> dict[Any, Any]:
     out: dict[Any, Any] = {}
+    reading = _reading(table, fmt, dialect)
     for batch in table_batches(table, fmt, dialect=dialect):
         for c in columns:
-            out[c] = _add(out.get(c), _hashes(batch[c], dialect.decimal))
+            out[c] = _add(out.get(c), _hashes(batch[c], reading, dialect.decimal))
     return out
 
 
@@ -221,6 +234,7 @@ def _read_release(released: Any, fmt: str | None, dialect: CsvDialect, names: li
                   strata: list[Any], protected: list[Any]) -> _Seen:
     seen = _Seen()
     key: list[Any] | None = None
+    reading = _reading(released, fmt, dialect)
     for batch in table_batches(released, fmt, dialect=dialect):
         if key is None:
             missing = [c for c in names if c not in batch.columns]
@@ -237,7 +251,8 @@ def _read_release(released: Any, fmt: str | None, dialect: CsvDialect, names: li
         if key and len(batch):
             seen.counts.append(_as_keys(batch[key]).value_counts(sort=False))
         for c in batch.columns:
-            seen.hashes[c] = _add(seen.hashes.get(c), _hashes(batch[c], dialect.decimal))
+            seen.hashes[c] = _add(seen.hashes.get(c), _hashes(batch[c], reading,
+                                                              dialect.decimal))
     return seen
 
 
@@ -258,39 +273,63 @@ def _smallest(counts: list[pd.Series], levels: int) -> int:
     return int(pd.concat(counts).groupby(level=list(range(levels)), sort=False).sum().min())
 
 
-def _hashes(col: pd.Series, decimal: str) -> tuple[int, int | None, int]:
-    """Order-free fingerprints of a column: of its text, of its values as numbers (text
-    with the decimal mark ``decimal``; missing values, and :data:`MISSING_TEXT`, as one
-    missing number; None if some other value is not a number), and its length."""
+#: A column's order-free fingerprints: of its text, of its values read as numbers in each
+#: of two ways (None where some value is not a number), and its length.
+Fingerprints = tuple[int, tuple[int | None, ...], int]
+
+
+def _hashes(col: pd.Series, reading: str, mark: str) -> Fingerprints:
+    """The :data:`Fingerprints` of a column whose text writes numbers with the decimal
+    mark ``reading``, in a run whose CSV files write them with ``mark``.
+
+    The text of typed numbers (floats, decimals) is written with ``mark``, as microagg
+    writes them to a CSV file. The numbers are read as the file says (with thousands
+    separators, currency signs, ...), and also as plain numbers with the other mark, so
+    that a raw column written in either convention is found. Missing values (and
+    :data:`MISSING_TEXT`) count as one missing number.
+    """
     text = col.astype(str).where(col.notna(), "")
+    typed = pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(
+        col.dtype)
+    if mark != "." and (pd.api.types.is_float_dtype(col.dtype) or (
+            col.dtype == object and number_objects(col.dropna()))):
+        text = text.str.replace(".", mark, regex=False)
     h_text = int(pd.util.hash_array(text.to_numpy(dtype=object)).sum(dtype=np.uint64))
     missing = col.isna().to_numpy(dtype=bool) | text.isin(MISSING_TEXT).to_numpy(dtype=bool)
-    if pd.api.types.is_numeric_dtype(col.dtype) and not pd.api.types.is_bool_dtype(col.dtype):
-        nums = col.to_numpy(dtype=float, na_value=np.nan)  # (nullable integers too)
+    if typed:
+        readings = [col.to_numpy(dtype=float, na_value=np.nan)] * 2  # (nullable ints too)
     else:
-        nums = decorated_numbers(text, decimal)
+        other = "," if reading == "." else "."
+        readings = [decorated_numbers(text, reading), text_to_numbers(text, other)]
+    return h_text, tuple(_number_hash(nums, missing) for nums in readings), len(col)
+
+
+def _number_hash(nums: np.ndarray, missing: np.ndarray) -> int | None:
+    """An order-free hash of the numbers (None if a value that is not missing is no
+    number): one NaN for every missing value, -0.0 as 0.0."""
     if np.isnan(nums[~missing]).any() or missing.all():
-        h_num = None
-    else:  # (one NaN for every missing value; -0.0 as 0.0)
-        nums = np.where(missing, np.nan, nums + 0.0)
-        h_num = int(pd.util.hash_array(nums).sum(dtype=np.uint64))
-    return h_text, h_num, len(col)
+        return None
+    return int(pd.util.hash_array(np.where(missing, np.nan, nums + 0.0)).sum(dtype=np.uint64))
 
 
-def _add(acc: Any, h: tuple[int, int | None, int]) -> tuple[int, int | None, int]:
+def _add(acc: Fingerprints | None, h: Fingerprints) -> Fingerprints:
     if acc is None:
         return h
     mask = (1 << 64) - 1
-    num = None if acc[1] is None or h[1] is None else (acc[1] + h[1]) & mask
-    return (acc[0] + h[0]) & mask, num, acc[2] + h[2]
+    nums = tuple(None if a is None or b is None else (a + b) & mask
+                 for a, b in zip(acc[1], h[1], strict=True))
+    return (acc[0] + h[0]) & mask, nums, acc[2] + h[2]
 
 
-def _same(a: Any, b: Any, *, text_only: bool = False) -> bool:
+def _same(a: Fingerprints | None, b: Fingerprints | None, *, text_only: bool = False
+          ) -> bool:
+    """Whether two columns hold the same values (in any order): the same text, or (unless
+    ``text_only``) the same numbers in some reading of each."""
     if a is None or b is None or a[2] != b[2] or a[2] == 0:
         return False
     if a[0] == b[0]:
         return True
-    return not text_only and a[1] is not None and a[1] == b[1]
+    return not text_only and bool({*a[1]} & {*b[1]} - {None})
 
 
 def _k_anonymous_alone(released: Any, fmt: str | None, dialect: CsvDialect, column: Any,

@@ -156,17 +156,18 @@ def _protect_in_memory(args: argparse.Namespace, source: Path | None, out: Path 
                        choice: ReleaseChoice) -> None:
     """``microagg protect`` without strata: the whole table in memory, stage by stage."""
     dialect = choice.dialect
+    decimal = dialect.decimal if fmts[0] == "csv" else "."  # (text in Parquet: a point)
     with stages(args.progress, _STAGES) as step:
         read = read_input(source, fmts[0], dialect)
         df = read.frame
         step()
         profiles = profile_frame(df, na=choice.na, text_numbers=fmts[0] == "csv",
-                                 decimal=dialect.decimal)
+                                 decimal=decimal)
         roles = decide_roles(list(df.columns), profiles, columns=columns, keep=choice.keep,
                              keep_rest=choice.keep_rest)
         step(f"{args.method}, k={args.k}")
         protected, info = microaggregate(
-            protectable(df, roles.protect, na=choice.na, decimal=dialect.decimal), args.k,
+            protectable(df, roles.protect, na=choice.na, decimal=decimal), args.k,
             method=args.method,
             columns=roles.protect, keep=roles.keep or None, keep_rest=choice.keep_rest,
             standardize=not args.no_standardize, return_info=True,

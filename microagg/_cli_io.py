@@ -42,7 +42,7 @@ from typing import IO, Any
 
 import pandas as pd
 
-from ._csv import DEFAULT_DIALECT, CsvDialect, read_text_csv
+from ._csv import DEFAULT_DIALECT, CsvDialect, in_dialect, read_text_csv
 from ._defaults import GA, HYBRID, IVMDAV, MACROGROUP_SIZE, VMDAV
 from ._entry import SIGNALS
 from ._methods import METHODS
@@ -354,7 +354,8 @@ def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv
             pa.parquet.write_table(table, tmp)
         else:
             with open_output(tmp, compression_of(out)) as fh:
-                df.to_csv(fh, index=False, sep=dialect.delimiter, decimal=dialect.decimal)
+                in_dialect(df, dialect).to_csv(fh, index=False, sep=dialect.delimiter,
+                                               decimal=dialect.decimal)
         check(tmp)
 
 

@@ -36,7 +36,8 @@ import pandas as pd
 
 from ._release import check_names
 
-__all__ = ["read_csv", "read_text_csv", "csv_error", "COMPRESSED", "CsvDialect", "DEFAULT_DIALECT"]
+__all__ = ["read_csv", "read_text_csv", "csv_error", "COMPRESSED", "CsvDialect", "DEFAULT_DIALECT",
+           "in_dialect"]
 
 #: The suffixes of a compressed CSV input (pandas reads them by the name).
 COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
@@ -81,8 +82,9 @@ another delimiter, e.g. --delimiter ';'
 
     def __post_init__(self) -> None:
         sep = _NAMED.get(str(self.delimiter).lower(), self.delimiter)
-        if not isinstance(sep, str) or len(sep) != 1 or sep in "\"\r\n" or sep.isalnum():
-            raise ValueError(f"the CSV delimiter {self.delimiter!r} is not one character "
+        if (not isinstance(sep, str) or len(sep) != 1 or sep in "\"\r\n" or sep.isalnum()
+                or not sep.isascii()):
+            raise ValueError(f"the CSV delimiter {self.delimiter!r} is not one ASCII character "
                              "other than a quote, a line break, a letter or a digit: give "
                              "e.g. --delimiter ';' or --delimiter tab")
         if self.decimal not in (".", ","):
@@ -99,6 +101,25 @@ another delimiter, e.g. --delimiter ';'
 DEFAULT_DIALECT = CsvDialect()
 
 
+def in_dialect(frame: pd.DataFrame, dialect: CsvDialect) -> pd.DataFrame:
+    """``frame`` ready for ``to_csv(sep=, decimal=)`` in ``dialect``: pandas writes floats
+    with the decimal mark, but not numbers held as objects (a Parquet decimal's
+    ``Decimal`` values), which become text with the mark here (missing values stay)."""
+    from ._validate import number_objects
+
+    if dialect.decimal == ".":
+        return frame
+    out = frame
+    for j in range(frame.shape[1]):
+        col = frame.iloc[:, j]
+        if col.dtype == object and number_objects(col):
+            if out is frame:
+                out = frame.copy()
+            text = col.map(str).str.replace(".", dialect.decimal, regex=False)
+            out.isetitem(j, text.where(col.notna(), None))
+    return out
+
+
 def read_csv(source: Any, name: str, *, dialect: CsvDialect = DEFAULT_DIALECT, **options: Any
              ) -> pd.DataFrame:
     """``pd.read_csv(source, **options)`` with the fields separated as ``dialect`` says; a
@@ -113,7 +134,7 @@ def read_csv(source: Any, name: str, *, dialect: CsvDialect = DEFAULT_DIALECT, *
     except pd.errors.ParserWarning:
         raise ValueError(_long_row(source, name, dialect.delimiter)) from None
     except (ValueError, pd.errors.ParserError) as err:
-        raise ValueError(csv_error(err, name)) from None
+        raise ValueError(csv_error(err, name, dialect.delimiter)) from None
     return _rows(raw.iloc[1:], _header(raw, name), 0)
 
 
@@ -151,7 +172,7 @@ def _text_chunks(source: Any, name: str, chunksize: int, delimiter: str
     except pd.errors.ParserWarning:
         raise ValueError(_long_row(source, name, delimiter)) from None
     except (ValueError, pd.errors.ParserError) as err:
-        raise ValueError(csv_error(err, name)) from None
+        raise ValueError(csv_error(err, name, delimiter)) from None
 
 
 def _header(raw: pd.DataFrame, name: str) -> list[str]:
@@ -174,8 +195,9 @@ def _rows(rows: pd.DataFrame, columns: list[str], start: int) -> pd.DataFrame:
     return rows
 
 
-def csv_error(err: Exception, name: str) -> str:
-    """The message for pandas' error ``err`` reading the CSV file ``name``."""
+def csv_error(err: Exception, name: str, delimiter: str = ",") -> str:
+    """The message for pandas' error ``err`` reading the CSV file ``name`` with
+    ``delimiter``."""
     if isinstance(err, UnicodeDecodeError):
         return (f"{name} is not UTF-8 text (it holds the byte {err.object[err.start]:#04x}, "
                 "which UTF-8 does not allow there): convert it to UTF-8 first, e.g. with "
@@ -185,18 +207,20 @@ def csv_error(err: Exception, name: str) -> str:
     if found:
         fields, line, saw = found.groups()
         return (f"{name}, line {line}: {saw} fields where the header has {fields}: fix the row "
-                f"(a value holding the delimiter must be quoted){_one_field(int(fields))}")
+                "(a value holding the delimiter must be quoted)"
+                f"{_one_field(int(fields), delimiter)}")
     if text.startswith(f"{name}") or text.startswith("cannot read"):
         return text
     return f"cannot read {name} as a CSV table with a header row: {text}"
 
 
-def _one_field(fields: int) -> str:
+def _one_field(fields: int, delimiter: str) -> str:
     """A hint when the header is one field: the file may use another delimiter."""
     if fields != 1:
         return ""
-    return (", or name the file's delimiter if it is not the one read with (e.g. "
-            "--delimiter ';', and --decimal , for numbers written 52,5)")
+    other = "','" if delimiter != "," else "';', and --decimal , for numbers written 52,5"
+    return (f", or name the file's delimiter if it is not {delimiter!r} (e.g. --delimiter "
+            f"{other})")
 
 
 def _long_row(source: Any, name: str, delimiter: str) -> str:
@@ -220,7 +244,7 @@ def _long_row(source: Any, name: str, delimiter: str) -> str:
                 if len(row) > len(header):
                     return (f"{name}, line {rows.line_num}: {len(row)} fields where the "
                             f"header has {len(header)}: fix the row (a value holding the "
-                            f"delimiter must be quoted){_one_field(len(header))}")
+                            f"delimiter must be quoted){_one_field(len(header), delimiter)}")
     except (OSError, csv.Error, UnicodeDecodeError, EOFError, lzma.LZMAError):
         pass  # read once only (a pipe), or another compression: the row is not located
     return (f"{name}: the first row has more fields than the header: fix it (a value "

@@ -38,6 +38,7 @@ from ._validate import SHOWN_ROWS, number_objects, object_floats
 __all__ = ["RESERVED", "MISSING_TEXT", "ColumnProfile", "Roles", "profile_frame",
            "combine_profiles", "profile_batches", "decide_roles", "check_names",
            "numeric_text", "decorated_numbers", "row_index", "row_index_note",
+           "nothing_to_protect",
            "text_to_numbers", "protectable", "RELEASE_MIN_K", "check_release_k", "undecorated"]
 
 #: The smallest ``k`` of a release: at ``k = 1`` every record is a group of its own and its
@@ -218,7 +219,9 @@ def numeric_text(text: pd.Series, decimal: str = ".") -> tuple[np.ndarray, np.nd
     """For a column of text: which values are plain numbers (with the decimal mark
     ``decimal``), and which hold a number otherwise written: one once it is
     :func:`undecorated` (``$1,200``, ``CHF 12``, ``12’000``, ``−5``), with points between
-    its thousands (``1.234.567``), or a written list or mapping of numbers (``"[1.5, 2]"``)."""
+    its thousands (``1.234.567``), or a written list or mapping of numbers (``"[1.5, 2]"``).
+    A date (:data:`DATED`: ``01.03.1980``) is no number, whatever the decimal mark."""
+    written = text
     text = _with_point(text, decimal)
     plain = ~np.isnan(text_to_numbers(text))
     numbers = plain.copy()
@@ -229,6 +232,7 @@ def numeric_text(text: pd.Series, decimal: str = ".") -> tuple[np.ndarray, np.nd
         cleaned = undecorated(odd)
         found = ~np.isnan(text_to_numbers(cleaned))
         found |= cleaned.str.match(DOT_THOUSANDS).to_numpy(dtype=bool)
+        found &= ~written.iloc[rest].str.match(DATED).to_numpy(dtype=bool)
         found |= odd.str.match(LISTED).to_numpy(dtype=bool)  # "[1.5, 2]", "{'a': 3}"
         numbers[rest] = found
     return plain, numbers
@@ -469,7 +473,7 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
     if named is None:
         protect = [c for c in rest if prof[c].kind == "number"]
         if not protect:
-            raise _nothing_to_protect(names, prof)
+            raise nothing_to_protect(names, prof)
     else:
         protect = named
         for c in protect:
@@ -521,19 +525,22 @@ def row_index_note(index: Any) -> str:
             "not protected; name it in columns to protect it")
 
 
-def _nothing_to_protect(names: Sequence[Any], prof: dict[Any, ColumnProfile]) -> ValueError:
+def nothing_to_protect(names: Sequence[Any], prof: dict[Any, ColumnProfile],
+                       what: str = "protect") -> ValueError:
+    """The error for a table with no numeric column (to ``what``: protect, audit); a file
+    read with the wrong delimiter is one column, whose name gives the hint."""
     rows = max((p.rows for p in prof.values()), default=0)
     if rows == 0:
         return ValueError(f"the table has no rows (only the header {list(names)}): there is "
-                          "nothing to protect")
+                          f"nothing to {what}")
     hint = ""
-    seps = [s for s in ";\t|" if len(names) == 1 and s in str(names[0])]
+    seps = [s for s in ";\t|," if len(names) == 1 and s in str(names[0])]
     if seps:
         given = "tab" if seps[0] == "\t" else repr(seps[0])
         hint = (f" (its one column {names[0]!r} suggests the delimiter {given}: read the file "
                 f"with it, --delimiter {given} on the command line, sep= in pandas.read_csv)")
-    return ValueError(f"the table has no numeric column to protect{hint}; its columns are "
-                      f"{list(names)[:10]}: name the columns to protect (columns=[...], "
+    return ValueError(f"the table has no numeric column to {what}{hint}; its columns are "
+                      f"{list(names)[:10]}: name the columns to {what} (columns=[...], "
                       "--columns on the command line)")
 
 
@@ -606,7 +613,8 @@ def _not_numbers(column: Any, texts: int, decorated: int, examples: Sequence[Any
         problems.append(f"{decorated} of them numbers written with separators, currency or "
                         "percent signs, which microagg does not guess at (is '1,234' a "
                         "thousand or one point two?): write them as plain numbers first "
-                        f"(e.g. 52000.5){_comma_hint(examples)}")
+                        "(e.g. 52000.5, or 52000,5 in a file read with --decimal ,)"
+                        f"{_comma_hint(examples)}")
     return (f"column {column!r} is to be protected but is non-numeric: it holds values that "
             "are not plain numbers"
             + (f" ({'; '.join(shown)})" if shown else "") + ": " + "; ".join(problems)

@@ -64,7 +64,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._csv import COMPRESSED, DEFAULT_DIALECT, CsvDialect, csv_error, read_text_csv
+from ._csv import COMPRESSED, DEFAULT_DIALECT, CsvDialect, csv_error, in_dialect, read_text_csv
 from ._methods import get_method
 from ._release import MISSING_TEXT, check_names, check_release_k, profile_batches
 from ._strata import (
@@ -267,7 +267,7 @@ def _csv_batches(source: Path, columns: list[Any], names: list[Any],
     try:
         yield from reader
     except pd.errors.ParserError as err:  # a row further on than the first batch
-        raise ValueError(csv_error(err, str(source))) from None
+        raise ValueError(csv_error(err, str(source), settings.dialect.delimiter)) from None
 
 
 def _batches(source: Path, fmt: str, settings: StreamSettings) -> Iterator[tuple[pd.DataFrame,
@@ -525,9 +525,9 @@ class _Output:
                 self.writer = pq.ParquetWriter(self.target, self.schema)
             self.writer.write_table(table.cast(self.schema))
         else:
-            arrow_frame(table).to_csv(self.target, header=self.first, index=False,
-                                      sep=self.dialect.delimiter,
-                                      decimal=self.dialect.decimal)
+            in_dialect(arrow_frame(table), self.dialect).to_csv(
+                self.target, header=self.first, index=False, sep=self.dialect.delimiter,
+                decimal=self.dialect.decimal)
         self.first = False
 
     def close(self) -> None:

@@ -139,9 +139,10 @@ def test_without_the_options_the_error_names_them(files, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("options, expect", [
-    (["--delimiter", ";;"], "not one character"),
-    (["--delimiter", "x"], "not one character"),
-    (["--delimiter", '"'], "not one character"),
+    (["--delimiter", ";;"], "not one ASCII character"),
+    (["--delimiter", "x"], "not one ASCII character"),
+    (["--delimiter", '"'], "not one ASCII character"),
+    (["--delimiter", "\u00a7"], "not one ASCII character"),
     (["--decimal", ","], "also the decimal mark"),
     (["--decimal", ";"], "invalid choice"),
 ])
@@ -179,3 +180,99 @@ def test_written_output_reads_back_in_the_same_dialect(tmp_path):
     back = read_input(tmp_path / "t.csv", "csv", dialect).frame
     assert back["b"].tolist() == frame["b"].tolist()
     assert text_to_numbers(back["a"], ",").tolist() == frame["a"].tolist()
+
+
+@pytest.mark.parametrize("strata", [[], ["--strata", "g"]])
+def test_kept_parquet_numbers_are_written_in_the_dialect(tmp_path, capsys, strata):
+    """Issue: a kept Parquet float was written ``0,5`` and the audit compared it with
+    ``0.5``, so the run was refused; a kept Parquet decimal was written ``1.50`` in a file
+    of decimal commas."""
+    import decimal
+
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    table = pa.table({"g": ["a", "b"] * 6, "age": [23, 25, 31, 47, 52, 61] * 2,
+                      "w": [0.5, 1.5, 2.25, 0.5, 1.0, 3.5] * 2,
+                      "d": pa.array([decimal.Decimal("1.50"), None] * 6, pa.decimal128(5, 2))})
+    src, out = tmp_path / "in.parquet", tmp_path / "out.csv"
+    pq.write_table(table, src)
+    rc, _, err = run(["protect", src, "-k", 3, "--keep", "w,d", *EU, *strata, "-o", out],
+                     capsys)
+    assert rc == 0, err
+    back = pd.read_csv(out, sep=";", dtype=str, keep_default_na=False)
+    assert sorted(back["w"]) == sorted(["0,5", "1,5", "2,25", "0,5", "1,0", "3,5"] * 2)
+    assert sorted(back["d"]) == [""] * 6 + ["1,50"] * 6
+    rc, _, err = run(["audit", src, out, "-k", 3, "--keep", "w,d", *EU,
+                      *(["--strata", "g"] if strata else [])], capsys)
+    assert rc == 0 and "passes the audit" in err, err
+    # and w released raw but not kept is found, though written with commas
+    rc, _, err = run(["audit", src, out, "-k", 3, "--keep", "d", *EU,
+                      *(["--strata", "g"] if strata else [])], capsys)
+    assert rc == 2 and "raw column: released column 'w'" in err, err
+
+
+def test_the_audit_refuses_a_table_with_nothing_numeric(files, tmp_path, capsys):
+    """Issue: read with the wrong delimiter, every file is one text column, and the audit
+    passed a raw release with nothing protected."""
+    eu, us = files
+    rc, _, err = run(["audit", us, us, "-k", 3, *EU], capsys)
+    line = one_line_error(rc, err)
+    assert "no numeric column to audit" in line and "suggests the delimiter ','" in line
+    rc, _, err = run(["audit", eu, eu, "-k", 3], capsys)
+    assert "header has 1" in one_line_error(rc, err)
+
+
+@pytest.mark.parametrize("written", ["point", "comma"])
+def test_the_audit_finds_a_raw_column_in_the_other_decimal_convention(tmp_path, written):
+    """Issue: under a decimal comma, ``1000.5`` was read as 10005 (a thousands separator),
+    so a raw income written with points passed; and the other way round."""
+    incomes = ["1000.5", "2000.25", "1500.75", "3000.5", "2500.25", "1800.5"]
+    ages = [26, 26, 26, 53, 53, 53]
+    if written == "point":  # input with commas, release with points
+        original = pd.DataFrame({"age": [23, 25, 31, 47, 52, 61],
+                                 "income": [v.replace(".", ",") for v in incomes]})
+        options = {"delimiter": ";", "decimal": ","}
+    else:  # input with points, release with commas
+        original = pd.DataFrame({"age": [23, 25, 31, 47, 52, 61], "income": incomes})
+        options = {"delimiter": ";"}
+    original.to_csv(tmp_path / "in.csv", sep=";", index=False)
+    release = pd.DataFrame({"age": ages, "income": incomes if written == "point" else
+                            [v.replace(".", ",") for v in incomes]})
+    release.to_csv(tmp_path / "out.csv", sep=";", index=False)
+    res = microagg.audit(tmp_path / "in.csv", tmp_path / "out.csv", 3, columns="age",
+                         **options)
+    assert [f.split(":")[0] for f in res.failures] == ["raw column"], res.failures
+
+
+@pytest.mark.parametrize("options", [[], EU])
+def test_dotted_dates_are_dates_in_either_dialect(tmp_path, capsys, options):
+    """Issue: under ``--decimal ,`` a date written 01.03.1980 was refused as a number."""
+    src = tmp_path / "d.csv"
+    src.write_text("born;age\n01.03.1980;23\n15.07.1975;25\n02.11.1990;31\n30.01.1960;47\n"
+                   "09.09.1985;52\n11.05.1970;61\n")
+    rc, _, err = run(["protect", src, "-k", 3, "--delimiter", ";", *options[2:]], capsys)
+    assert rc == 0 and "'born' holds dates" in err, err
+
+
+def test_the_hints_name_another_delimiter_than_the_one_given(tmp_path, capsys):
+    src = tmp_path / "c.csv"
+    src.write_text("age,income,note\n23,1000.5,a;b\n25,2000.25,c\n31,1500.75,d\n")
+    rc, _, err = run(["protect", src, "-k", 3, *EU], capsys)
+    assert "if it is not ';' (e.g. --delimiter ',')" in one_line_error(rc, err)
+    src.write_text("id,region,income\n1,a,2\n2,b,3\n3,c,4\n")
+    rc, _, err = run(["protect", src, "-k", 3, "--delimiter", ";"], capsys)
+    assert "suggests the delimiter ','" in one_line_error(rc, err)
+
+
+def test_text_in_a_parquet_file_keeps_its_point(tmp_path, capsys):
+    """Issue: ``--decimal ,`` (the dialect of CSV files) changed how numbers held as text
+    inside a Parquet input were read in memory (the streamed path read them with a
+    point)."""
+    src = tmp_path / "in.parquet"
+    pd.DataFrame({"age": [23, 25, 31, 47, 52, 61],
+                  "inc": ["1000.5", "2000.25", "1500.75", "3000.5", "2500.25", "1800.5"]}
+                 ).to_parquet(src, index=False)
+    for options in ([], EU):
+        rc, _, err = run(["protect", src, "-k", 3, "--columns", "age,inc", *options,
+                          "-o", tmp_path / f"o{len(options)}.csv"], capsys)
+        assert rc == 0, err

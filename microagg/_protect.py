@@ -32,7 +32,7 @@ import pandas as pd
 
 from ._core import aggregate, group_sizes, loss_summary, zscores
 from ._methods import get_method
-from ._release import Roles, check_release_k, decide_roles, profile_frame
+from ._release import Roles, check_release_k, decide_roles, profile_frame, protectable
 from ._strata import check_policy, merged_notes, recode_merged, strata_list, stratified
 from ._validate import as_matrix, check_flags, check_k
 
@@ -208,7 +208,7 @@ def _protect_table(df: Any, k: Any, *, method: Any, columns: Any, standardize: b
     k = check_release_k(k)
     columns, notes = roles.protect, list(roles.notes)
     strata = roles.strata or None
-    X = as_matrix(df[columns], name="the chosen columns")
+    X = as_matrix(protectable(df[columns], columns), name="the chosen columns")
     k = check_k(k, X.shape[0])
     function = (partial(spec.function, progress=True) if progress and spec.reports_progress
                 else spec.function)

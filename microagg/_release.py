@@ -93,7 +93,8 @@ class ColumnProfile:
 
     ``kind``: ``"number"`` (a numeric type, or text whose every non-missing value is a
     plain number), ``"bool"``, ``"datetime"``, ``"timedelta"``, ``"nested"`` (lists,
-    structs or maps holding numbers), ``"empty"`` (no value yet) or ``"text"``.
+    structs or maps holding numbers), ``"complex"``, ``"empty"`` (no value yet) or
+    ``"text"``.
     ``numbers``: rows holding a number (after removing thousands separators, currency
     and percent signs); ``number_rows``: the first of them (0-based data rows);
     ``samples``: the first values that are not plain numbers; ``dates``: rows of text
@@ -116,8 +117,15 @@ class ColumnProfile:
     @property
     def numeric_like(self) -> bool:
         """Numbers, or numbers in disguise: a column that may not be released raw."""
-        return (self.kind in ("number", "timedelta", "nested")
+        return (self.kind in ("number", "timedelta", "nested", "complex")
                 or (self.kind == "text" and self.numbers > 0))
+
+    @property
+    def plain_numbers(self) -> bool:
+        """Numbers, or text whose every value is a plain number: a column that can be
+        protected as it is (:func:`protectable` reads the text)."""
+        return self.kind in ("number", "empty") or (
+            self.kind == "text" and self.plain == self.rows - self.missing)
 
     @property
     def counts_rows(self) -> bool:
@@ -134,6 +142,8 @@ def _kind(col: pd.Series) -> str:
         return "timedelta"
     if pd.api.types.is_datetime64_any_dtype(t) or isinstance(t, pd.PeriodDtype):
         return "datetime"
+    if pd.api.types.is_complex_dtype(t):
+        return "complex"
     if pd.api.types.is_numeric_dtype(t):
         return "number"
     return "object"
@@ -473,7 +483,7 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
     if named is None:
         protect = [c for c in rest if prof[c].kind == "number"]
         if not protect:
-            raise nothing_to_protect(names, prof)
+            raise nothing_to_protect(names, prof, index=index)
     else:
         protect = named
         for c in protect:
@@ -526,9 +536,10 @@ def row_index_note(index: Any) -> str:
 
 
 def nothing_to_protect(names: Sequence[Any], prof: dict[Any, ColumnProfile],
-                       what: str = "protect") -> ValueError:
-    """The error for a table with no numeric column (to ``what``: protect, audit); a file
-    read with the wrong delimiter is one column, whose name gives the hint."""
+                       what: str = "protect", *, index: Any = None) -> ValueError:
+    """The error for a table with no numeric column (to ``what``: protect, audit) but the
+    row ``index`` set aside, if any; a file read with the wrong delimiter is one column,
+    whose name gives the hint."""
     rows = max((p.rows for p in prof.values()), default=0)
     if rows == 0:
         return ValueError(f"the table has no rows (only the header {list(names)}): there is "
@@ -539,13 +550,19 @@ def nothing_to_protect(names: Sequence[Any], prof: dict[Any, ColumnProfile],
         given = "tab" if seps[0] == "\t" else repr(seps[0])
         hint = (f" (its one column {names[0]!r} suggests the delimiter {given}: read the file "
                 f"with it, --delimiter {given} on the command line, sep= in pandas.read_csv)")
+    if index is not None:
+        hint += (f" (its numeric column {index!r} counts the rows 0, 1, ..., so it is kept as "
+                 "a row index: name it in columns to protect it)")
     return ValueError(f"the table has no numeric column to {what}{hint}; its columns are "
                       f"{list(names)[:10]}: name the columns to {what} (columns=[...], "
                       "--columns on the command line)")
 
 
 def _refusal(refused: list[Any], prof: dict[Any, ColumnProfile]) -> str:
-    parts = []
+    """The error for columns neither protected nor kept: what each holds, and a fix that
+    works for it (a timedelta or a nested value cannot be protected as it is)."""
+    parts: list[str] = []
+    fixes: dict[str, list[str]] = {}
     for c in refused:
         p = prof[c]
         if p.kind == "text":
@@ -556,12 +573,29 @@ def _refusal(refused: list[Any], prof: dict[Any, ColumnProfile]) -> str:
         elif p.kind == "number":
             parts.append(f"{c!r} is numeric ({p.rows - p.missing} numbers)")
         else:
-            parts.append(f"{c!r} holds {'nested numbers' if p.kind == 'nested' else p.kind + 's'}")
+            parts.append(f"{c!r} holds {_HOLDS.get(p.kind, p.kind + 's')}")
+        fixes.setdefault(_FIXES.get(p.kind, _FIXES["number"]), []).append(repr(c))
     keep = ",".join(map(str, refused))
+    how = "; ".join(f"{fix} ({', '.join(cols)})" if len(fixes) > 1 else fix
+                    for fix, cols in fixes.items())
     return ("column(s) " + "; ".join(parts) + ": neither protected nor kept, so they would be "
-            "released unprotected; protect them (columns=[...], --columns; declare their "
-            "missing-value text, e.g. --na refused, or convert them, e.g. pd.to_numeric after "
-            f"removing ',' and '$'), or keep them unchanged on purpose (keep=[...], --keep {keep})")
+            f"released unprotected; {how}; or keep them unchanged on purpose (keep=[...], "
+            f"--keep {keep})")
+
+
+#: What a refused column holds, by kind, where "<kind>s" does not say it.
+_HOLDS = {"nested": "nested numbers", "complex": "complex numbers"}
+#: A fix that works for a refused column, by kind.
+_FIXES = {
+    "number": "protect them (columns=[...], --columns)",
+    "text": "protect them (columns=[...], --columns; declare their missing-value text, e.g. "
+            "--na refused), or convert them first, e.g. pd.to_numeric after removing ',' and "
+            "'$'",
+    "timedelta": "convert them to numbers first (e.g. df[c].dt.total_seconds()) and protect "
+                 "those",
+    "nested": "put each number in a column of its own and protect those",
+    "complex": "split them into real and imaginary parts (two columns) and protect those",
+}
 
 
 def protectable(frame: pd.DataFrame, columns: Sequence[Any], *, na: Sequence[str] = (),
@@ -569,12 +603,13 @@ def protectable(frame: pd.DataFrame, columns: Sequence[Any], *, na: Sequence[str
     """``frame`` with the text columns among ``columns`` (a file read as text, numbers
     written with the decimal mark ``decimal``) as numbers: empty text and the declared
     missing-value text ``na`` become NaN (then an error naming the rows, as
-    microaggregation needs every value); other columns untouched."""
-    out = frame.copy()
+    microaggregation needs every value); other columns untouched (``frame`` itself is
+    returned when no column is text)."""
+    out = frame
     missing = {"", *na}
     for c in columns:
         col = out[c]
-        if not pd.api.types.is_numeric_dtype(col.dtype):
+        if not pd.api.types.is_numeric_dtype(col.dtype) and not number_objects(col):
             text = col.astype(str).where(col.notna(), "")
             declared = text.isin(missing).to_numpy()
             values = text_to_numbers(text.where(~declared, ""), decimal)  # ("": missing)
@@ -584,6 +619,8 @@ def protectable(frame: pd.DataFrame, columns: Sequence[Any], *, na: Sequence[str
                 texts = int(np.isnan(decorated_numbers(odd, decimal)).sum())
                 raise TypeError(_not_numbers(c, texts, bad.size - texts,
                                              list(dict.fromkeys(odd.iloc[:50])), bad))
+            if out is frame:
+                out = frame.copy()
             out[c] = values
     return out
 

@@ -66,7 +66,13 @@ import pandas as pd
 
 from ._csv import COMPRESSED, DEFAULT_DIALECT, CsvDialect, csv_error, in_dialect, read_text_csv
 from ._methods import get_method
-from ._release import MISSING_TEXT, check_names, check_release_k, profile_batches
+from ._release import (
+    MISSING_TEXT,
+    check_names,
+    check_release_k,
+    profile_batches,
+    protectable,
+)
 from ._strata import (
     combine_moments,
     describe_key,
@@ -299,8 +305,10 @@ def _split(source: Path, fmt: str, settings: StreamSettings, spill: Path,
     parts, writer, start, count = [], None, 0, 0
     where: dict[Any, list[int]] = {}
     bad = NonFinite()
+    decimal = settings.dialect.decimal if fmt == "csv" else "."
     try:
         for frame, batch in _batches(source, fmt, settings):
+            frame = protectable(frame, settings.columns, decimal=decimal)  # (text: numbers)
             X = as_matrix(frame[settings.columns], name="the protected columns", min_rows=0,
                           finite=False)
             bad = bad + NonFinite.of(X, start)
@@ -486,7 +494,7 @@ def _as_numbers(column: Callable[[str], Any], names: list[str]) -> np.ndarray:
     """A column that is not numbers: the conversion (or the error naming the columns)
     of a whole-table read."""
     frame = pd.DataFrame({c: column(c).to_pandas() for c in names})
-    return as_matrix(frame, name="the protected columns")
+    return as_matrix(protectable(frame, names), name="the protected columns")
 
 
 def _finite(X: np.ndarray, names: list[str]) -> np.ndarray:

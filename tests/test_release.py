@@ -110,7 +110,7 @@ def test_dask_task_checks_its_unit_when_it_runs(tmp_path):
     part = df[df["s"] == "a"]
     _check_unit(part, 0, len(part), 3, roles)
     with pytest.raises(ValueError, match="role"):
-        _check_unit(part.assign(x=part["x"].astype(str)), 0, len(part), 3, roles)
+        _check_unit(part.assign(x=part["x"].astype(str) + " kg"), 0, len(part), 3, roles)
 
 
 def _decorated_income(n: int = 200) -> pd.DataFrame:
@@ -769,3 +769,57 @@ def test_a_zero_stratum_key_of_either_sign_is_one_stratum_in_the_audit(tmp_path,
     rc, _, err = run(["protect", src, "-k", "3", "--strata", "s", "-o", tmp_path / "o.parquet"],
                      capsys)
     assert rc == 0, err
+
+
+def test_numbers_as_text_named_for_protection_are_protected_in_every_path(tmp_path, capsys):
+    """Issue: the refusal of numbers stored as text says "protect them (columns=...)", and
+    the command line did, but the API and Dask then stopped with "non-numeric", and so did
+    a Parquet file streamed by strata. All paths now read plain numbers held as text."""
+    dd = pytest.importorskip("dask.dataframe")
+    import microagg.dask
+
+    df = _numbers(30).assign(v=[str(x) for x in np.linspace(1.5, 40.0, 30)])
+    kwargs = {"columns": ["x", "v"], "keep_rest": True, "strata": "s"}
+    ours = ma.microaggregate(df, 3, **kwargs)
+    as_floats = ma.microaggregate(df.astype({"v": float}), 3, **kwargs)
+    pd.testing.assert_frame_equal(ours, as_floats)
+    on_dask = microagg.dask.microaggregate(dd.from_pandas(df, npartitions=3), 3, **kwargs)
+    pd.testing.assert_frame_equal(on_dask.compute().loc[ours.index], ours,
+                                  check_dtype=False)  # (Dask's own string dtype for s, y)
+    src = tmp_path / "in.parquet"
+    df.to_parquet(src)
+    for extra in ([], STRATA):  # in memory, and streamed by strata
+        out = tmp_path / f"o{len(extra)}.parquet"
+        rc, _, err = run(["protect", src, "-k", "3", "--columns", "x,v", "--keep-rest",
+                          *extra, "-o", out], capsys)
+        assert rc == 0, err
+        want = ma.microaggregate(df.astype({"v": float}), 3, columns=["x", "v"],
+                                 keep_rest=True, strata="s" if extra else None)
+        order = ["s", "x", "v"]
+        pd.testing.assert_frame_equal(
+            pd.read_parquet(out)[order].sort_values(order).reset_index(drop=True),
+            want[order].sort_values(order).reset_index(drop=True), check_dtype=False)
+
+
+@pytest.mark.parametrize("kind, fix", [
+    ("timedelta", "convert them to numbers first (e.g. df[c].dt.total_seconds())"),
+    ("complex", "split them into real and imaginary parts"),
+    ("nested", "put each number in a column of its own"),
+])
+def test_the_refusal_offers_a_fix_that_works(kind, fix):
+    """Issue: a timedelta (or nested) column was refused with "protect them (columns=...)",
+    which then failed as non-numeric; a complex column was chosen by default, then
+    refused as non-numeric."""
+    df = _numbers(12)
+    df["z"] = {"timedelta": pd.to_timedelta(np.arange(12), unit="D"),
+               "complex": np.arange(12) + 1j, "nested": [[1.0, 2.0]] * 12}[kind]
+    with pytest.raises(ValueError, match=re.escape(fix)) as err:
+        ma.microaggregate(df, 3)
+    assert "'z'" in str(err.value) and "--keep z" in str(err.value)
+    assert "protect them (columns" not in str(err.value)
+
+
+def test_a_lone_row_counter_is_named_when_nothing_is_left_to_protect():
+    with pytest.raises(ValueError, match=r"its numeric column 'n' counts the rows 0, 1, \.\.\., "
+                       r"so it is kept as a row index: name it in columns to protect it"):
+        ma.microaggregate(pd.DataFrame({"n": range(6), "town": list("abcdef")}), 3)

@@ -32,7 +32,14 @@ import pandas as pd
 
 from .._methods import get_method
 from .._protect import check_call
-from .._release import Roles, check_names, check_release_k, combine_profiles, profile_frame
+from .._release import (
+    Roles,
+    check_names,
+    check_release_k,
+    combine_profiles,
+    profile_frame,
+    protectable,
+)
 from .._strata import (
     check_policy,
     combine_moments,
@@ -271,9 +278,10 @@ def _checked_moments(part: pd.DataFrame, strata: list[Any], columns: list[Any]
                      ) -> tuple[pd.DataFrame | None, NonFinite]:
     """A partition's :func:`moments`, or its rows holding NaN or infinite values (counted
     from the partition's start) instead."""
-    X = as_matrix(part[columns], name="the chosen columns", min_rows=0, finite=False)
+    frame = protectable(part[[*strata, *columns]], columns)  # (plain numbers as text too)
+    X = as_matrix(frame[columns], name="the chosen columns", min_rows=0, finite=False)
     bad = NonFinite.of(X)
-    return (None if bad.count else moments(part, strata, columns)), bad
+    return (None if bad.count else moments(frame, strata, columns)), bad
 
 
 def _tag(part: pd.DataFrame, units: pd.DataFrame, strata: list[Any], offsets: list[int],
@@ -305,7 +313,7 @@ def _protect(part: pd.DataFrame, k: int, *, method: str, params: dict[str, Any],
         return out.astype({c: np.float64 for c in columns})
     unit = partition_info["number"]
     _check_unit(out, unit, sizes[unit], k, roles)
-    X = as_matrix(out[columns], name="the protected columns")
+    X = as_matrix(protectable(out[columns], columns), name="the protected columns")
     res = protect_block(X, k, get_method(method).function, params,
                         standardize=standardize, names=columns)
     out[columns] = res.released
@@ -327,7 +335,7 @@ def _check_unit(out: pd.DataFrame, unit: int, size: int, k: int, roles: Roles) -
                          "call it again on the current data")
     names = list(out.columns)
     profiles = dict(zip(names, profile_frame(out), strict=True))
-    bad = [c for c in roles.protect if profiles[c].kind not in ("number", "empty")]
+    bad = [c for c in roles.protect if not profiles[c].plain_numbers]
     bad += [c for c in roles.passed if profiles[c].numeric_like and not roles.keep_rest]
     if bad:
         raise ValueError(f"column(s) {bad} of unit {unit} do not have the role decided when "

@@ -297,11 +297,13 @@ def _hashes(col: pd.Series, reading: str, mark: str) -> Fingerprints:
     h_text = int(pd.util.hash_array(text.to_numpy(dtype=object)).sum(dtype=np.uint64))
     missing = col.isna().to_numpy(dtype=bool) | text.isin(MISSING_TEXT).to_numpy(dtype=bool)
     if typed:
-        readings = [col.to_numpy(dtype=float, na_value=np.nan)] * 2  # (nullable ints too)
+        readings = [col.to_numpy(dtype=float, na_value=np.nan)]  # (nullable ints too)
     else:
-        other = "," if reading == "." else "."
-        readings = [decorated_numbers(text, reading), text_to_numbers(text, other)]
-    return h_text, tuple(_number_hash(nums, missing) for nums in readings), len(col)
+        readings = [decorated_numbers(text, reading)]
+        if not text.str.contains(reading, regex=False).any():  # (else none is plain there)
+            readings.append(text_to_numbers(text, "," if reading == "." else "."))
+    hashes = [_number_hash(nums, missing) for nums in readings]
+    return h_text, (hashes[0], hashes[-1] if len(hashes) > 1 else None), len(col)
 
 
 def _number_hash(nums: np.ndarray, missing: np.ndarray) -> int | None:

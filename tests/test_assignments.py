@@ -8,7 +8,11 @@ with full marks (for one assignment here, to keep `make test` short; `python
 tools/assignments.py check` does it for all); (d) the student notebook runs top to bottom in a
 fresh kernel without the data sets and each check cell says what is missing; (e) the public
 tests are worth at most a quarter of each question, and for one question per assignment a
-plausible wrong answer that passes the public tests scores at most that quarter.
+plausible wrong answer that passes the public tests scores at most that quarter; (f) the
+mistakes that random data expose only now and then are caught by the hidden tests' fixed
+cases alone, so on every grading run; (g) a failed hidden test names its seed and case, also
+when the student's code raises; (h) the command line takes its options before or after the
+names and prints paths that exist.
 
 The assignments are built once per session, into a temporary folder (or into
 ``$MICROAGG_ASSIGNMENTS_OUT``, e.g. ``_build/assignments`` under ``make test``), and
@@ -58,6 +62,13 @@ def test_master_format(name: str) -> None:
     for block in hidden:
         body = block.split("```", 1)[0]
         assert "os.urandom" in body and "_seed" in body, f"{name}: hidden test with a fixed seed"
+        # an error in the student's code is re-raised with the case and the seed
+        assert "except Exception as _err:" in body and '({_case})") from _err' in body, (
+            f"{name}: a hidden test does not name its seed when the student's code raises")
+        # random cases are drawn in `for _i in range(N):` loops (A.RANDOM_LOOP), so that the
+        # fixed cases can be graded alone
+        loops = re.findall(r"for (\w+) in range\(", body)
+        assert all(v == "_i" for v in loops), f"{name}: a hidden test loops with {loops}, not _i"
 
 
 @pytest.fixture(scope="session")
@@ -197,6 +208,106 @@ def test_a_wrong_answer_scores_at_most_a_quarter(built: dict[str, A.Built], name
     assert 0 < got <= possible / 4, (
         f"{name} {question}: a wrong {function} scores {got} of {possible} "
         "(it should pass the public tests only, worth at most a quarter)")
+
+
+#: Plausible wrong answers that pass the public tests but that the hidden tests' random data
+#: expose only on some grading runs; each is caught by fixed cases of the hidden test, on
+#: every run. (assignment, question, function, edits (old, new) of the reference answer.)
+CAUGHT_ON_EVERY_RUN = {
+    "a2 my_mdav: rounds while more than 3k records remain": (
+        "a2_mdav", "q2", "my_mdav",
+        [("while remaining.size >= 3 * k:", "while remaining.size > 3 * k:")]),
+    "a2 my_mdav: final group around the record farthest from all records' centroid": (
+        "a2_mdav", "q2", "my_mdav",
+        [("far = remaining[np.argmax(((X[remaining] - X[remaining].mean(axis=0))",
+          "far = remaining[np.argmax(((X[remaining] - X.mean(axis=0))")]),
+    "a3 my_vmdav: leftover records join the last group": (
+        "a3_vmdav", "q3", "my_vmdav",
+        [("labels[i] = int(np.argmin(((cents - X[i]) ** 2).sum(axis=1)))",
+          "labels[i] = g - 1")]),
+    "a4 my_ivmdav: stops at the first rejected candidate": (
+        "a4_ivmdav", "q2", "my_ivmdav",
+        [("                group.append(int(y))\n",
+          "                group.append(int(y))\n            else:\n                break\n")]),
+    "a4 my_ivmdav: lets a group grow to 2k": (
+        "a4_ivmdav", "q2", "my_ivmdav",
+        [("if len(group) >= 2 * k - 1:", "if len(group) >= 2 * k:")]),
+    "a6 dld_by_hand: distances on the raw scale": (
+        "a6_gomm", "q2", "dld_by_hand",
+        [("Z, Q = standardize_pair(X, P)",
+          "Z, Q = np.asarray(X, dtype=float), np.asarray(P, dtype=float)")]),
+}
+
+
+def _edited_answer(b: A.Built, function: str, edits: list[tuple[str, str]]) -> str:
+    """The reference answer cell defining ``function``, with ``edits`` applied."""
+    nb = A._solved_or_not(b, solved=True)
+    (cell,) = [c for c in nb.cells if c.cell_type == "code" and A.ANSWER_TAG in A._tags(c)
+               and f"def {function}(" in c.source]
+    source = cell.source
+    for old, new in edits:
+        assert source.count(old) == 1, f"{b.name}: {old!r} is not once in {function}"
+        source = source.replace(old, new)
+    return source
+
+
+@pytest.mark.parametrize("mistake", list(CAUGHT_ON_EVERY_RUN))
+def test_fixed_cases_catch_a_wrong_answer_on_every_run(built: dict[str, A.Built],
+                                                      mistake: str) -> None:
+    """(f) Graded with the hidden tests' random loops emptied, the wrong answer still gets at
+    most the public quarter: the fixed cases alone catch it, so no grading run can give it
+    more, whatever its seed (and an ordinary run, random cases included, gives no more)."""
+    name, question, function, edits = CAUGHT_ON_EVERY_RUN[mistake]
+    source = _edited_answer(built[name], function, edits)
+    for random_cases in (False, True):
+        got, possible = A.grade_with_answer(built[name], function, source,
+                                            random_cases=random_cases)[question]
+        assert 0 < got <= possible / 4, (
+            f"{mistake}: scores {got} of {possible} on {question} "
+            f"({'with' if random_cases else 'without'} the random cases)")
+
+
+@pytest.mark.parametrize("name", sorted({v[0] for v in CAUGHT_ON_EVERY_RUN.values()}))
+def test_fixed_cases_give_the_reference_full_marks(built: dict[str, A.Built], name: str) -> None:
+    """The fixed cases agree with microagg: the reference answers keep full marks on them."""
+    b = built[name]
+    scores = A._grade_here(A._solved_or_not(b, solved=True), b, random_cases=False)
+    assert scores and all(got == possible for got, possible in scores.values()), scores
+
+
+def test_a_hidden_test_names_its_seed_when_the_code_raises(built: dict[str, A.Built]) -> None:
+    """(g) An answer that raises on some inputs fails the hidden test with the error, the
+    case and the seed in its output (so the failure can be reproduced)."""
+    source = '''
+def my_ivmdav(X, k, gamma):
+    """Raises on data sets of more than 6 records (the public test has 6)."""
+    X = np.asarray(X, dtype=float)
+    if len(X) > 6:
+        return undefined_name
+    return microagg.ivmdav(X, k, gamma=gamma)
+'''
+    outputs: dict[str, list[str]] = {}
+    got, possible = A.grade_with_answer(built["a4_ivmdav"], "my_ivmdav", source,
+                                        outputs=outputs)["q2"]
+    assert got == possible / 4, (got, possible)
+    (out,) = outputs["q2"]
+    assert re.search(r"NameError while checking my_ivmdav: .*undefined_name.* \(fixed case: "
+                     r"[^()]*k=2, gamma=1\.0, n=11, seed \d+\)", out), out[-1500:]
+
+
+def test_command_line_options_before_or_after_names(tmp_path: Path, capsys,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """(h) `build --out DIR NAME` works as documented, and so does `build NAME --out DIR`;
+    the paths printed are relative to the current folder (or absolute) and exist."""
+    monkeypatch.chdir(tmp_path)
+    for argv in (["build", "--out", "here", "a1"], ["build", "a1", "--out", str(tmp_path / "b")]):
+        assert A.main(argv) == 0
+        printed = capsys.readouterr().out
+        paths = re.findall(r"(?:student|autograder) ([^\s,]+)", printed)
+        assert len(paths) == 2, printed
+        for shown in paths:
+            assert Path(shown).is_file(), f"{argv}: printed {shown}, which does not exist"
+        assert not Path(paths[0]).is_absolute(), paths
 
 
 def _page_commands(section: str) -> list[str]:

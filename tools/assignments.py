@@ -26,7 +26,8 @@ The checks (also run by ``tests/test_assignments.py`` under ``make test``):
     hidden tests carry the rest, so an answer that only passes the public tests scores at
     most a quarter);
 (b) the student notebook holds no solution line and no hidden test line, and its
-    public tests are a subset of the master's;
+    public tests are a subset of the master's; the unsolved student code (whose functions
+    raise) fails every hidden test, and each of those failures prints the test's seed;
 (c) grading a *solved* student copy (student notebook with the master's solution cells put
     back) with the autograder zip's tests gives full marks, and grading the unsolved
     student notebook gives zero on every autograded question (in this process, with
@@ -39,7 +40,14 @@ The checks (also run by ``tests/test_assignments.py`` under ``make test``):
     ``grader.check("qN")`` cell prints a failure that names what is missing.
 
 Hidden tests draw fresh random inputs with a seed taken from ``os.urandom`` on every run,
-so each grading run checks the student's code on data nobody has seen before.
+so each grading run checks the student's code on data nobody has seen before. Where a
+plausible mistake shows on random data only now and then, a hidden test also checks fixed,
+hand-built cases that expose it (against ``microagg``, like the random ones), so the mistake
+loses the hidden points on every run. A hidden test draws its random cases in ``for _i in
+range(N):`` loops; ``grade_with_answer(..., random_cases=False)`` grades with those loops
+emptied, to check what the fixed cases alone catch. A failed hidden test names its case and
+seed, also when the student's code raises (the error is re-raised as an ``AssertionError``
+that carries them).
 """
 
 from __future__ import annotations
@@ -158,6 +166,12 @@ def _tests(nb) -> dict[str, list[dict]]:
     return {q: [case for suite in spec["suites"] for case in suite["cases"]]
             for q, spec in tests.items()}
 
+
+#: The loops of a hidden test that draw its random cases (see the module's docstring).
+RANDOM_LOOP = re.compile(r"(for _i in range\()[^)]*\)")
+
+#: A failed hidden test's output names its seed: ``... seed 123456)``.
+SEED_SHOWN = re.compile(r"\bseed \d+\)")
 
 #: Largest share of a question's points its public tests may carry.
 PUBLIC_SHARE = 0.25
@@ -352,6 +366,11 @@ def check_b(built: Built, rep: Report) -> None:
     passed = set(mtests) - set(failing)
     if passed:
         rep.fail(f"(b) unsolved student code passes the hidden tests of {sorted(passed)}")
+    for q, outs in failing.items():  # the unsolved functions raise: the seed must show
+        for out in outs:
+            if not SEED_SHOWN.search(out):
+                rep.fail(f"(b) a hidden test of {q} fails on code that raises without "
+                         f"printing its seed:\n{out[-800:]}")
     rep.seconds["b"] = time.perf_counter() - t0
 
 
@@ -377,13 +396,17 @@ def _solved_or_not(built: Built, solved: bool):
     return student
 
 
-def _grade_here(nb, built: Built) -> dict[str, tuple[float, float]]:
+def _grade_here(nb, built: Built, random_cases: bool = True,
+                outputs: dict[str, list[str]] | None = None) -> dict[str, tuple[float, float]]:
     """Grade ``nb`` with the test files of the autograder zip, in this process.
 
     This is what ``otter run`` does after executing the notebook (run each test file of
     the zip in the notebook's namespace), minus the kernel: the namespace comes from
-    running the notebook's code here.
+    running the notebook's code here. Without ``random_cases`` the hidden tests' random
+    loops (``RANDOM_LOOP``) run zero times, so only their fixed cases count. ``outputs``,
+    when given, receives the output of every failed test case, by question.
     """
+    import dataclasses
     import zipfile
 
     from otter.test_files.ok_test import OKTestFile
@@ -395,17 +418,24 @@ def _grade_here(nb, built: Built) -> dict[str, tuple[float, float]]:
             zf.extractall(tmp)
         for f in sorted(Path(tmp, "tests").glob("q*.py")):
             tf = OKTestFile.from_file(str(f))
+            if not random_cases:
+                tf.test_cases = [dataclasses.replace(c, body=RANDOM_LOOP.sub(r"\g<1>0)", c.body))
+                                 if c.hidden else c for c in tf.test_cases]
             tf.run(env)
             scores[tf.name] = (float(tf.score), float(tf.possible))
+            if outputs is not None:
+                outputs[tf.name] = [r.message for r in tf.test_case_results if not r.passed]
     return scores
 
 
-def grade_with_answer(built: Built, function: str, source: str) -> dict[str, tuple[float,
-                                                                                   float]]:
+def grade_with_answer(built: Built, function: str, source: str, random_cases: bool = True,
+                      outputs: dict[str, list[str]] | None = None
+                      ) -> dict[str, tuple[float, float]]:
     """Scores of the solved student copy with the answer cell defining ``function`` replaced.
 
     Used to check that a plausible *wrong* answer (one that passes the public tests) gets
-    at most the public tests' share of the question.
+    at most the public tests' share of the question; without ``random_cases``, with the
+    hidden tests' fixed cases alone (see ``_grade_here``).
     """
     nb = _solved_or_not(built, solved=True)
     cells = [c for c in nb.cells if c.cell_type == "code" and ANSWER_TAG in _tags(c)
@@ -413,7 +443,7 @@ def grade_with_answer(built: Built, function: str, source: str) -> dict[str, tup
     if len(cells) != 1:
         raise RuntimeError(f"{built.name}: {len(cells)} answer cells define {function}")
     cells[0].source = source
-    return _grade_here(nb, built)
+    return _grade_here(nb, built, random_cases, outputs)
 
 
 def check_c_here(built: Built, rep: Report) -> None:
@@ -591,6 +621,15 @@ def grade(name: str, submission: Path, results: Path, out: Path = DEFAULT_OUT,
     return {t["name"]: (float(t["score"]), float(t["max_score"])) for t in tests}
 
 
+def _shown(path: Path) -> str:
+    """``path`` relative to the current folder when it is inside it, else absolute."""
+    path = Path(path).resolve()
+    try:
+        return str(path.relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     if (argv if argv is not None else sys.argv[1:])[:1] == ["grade"]:
@@ -599,7 +638,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.add_argument("submission", type=Path, help="the student's .ipynb")
         parser.add_argument("results", type=Path, help="folder for results.json (created)")
         parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
-        args = parser.parse_args(argv)
+        args = parser.parse_intermixed_args(argv)
         scores = grade(args.name, args.submission, args.results, args.out)
         for q, (got, possible) in scores.items():
             print(f"{q}: {got:g} / {possible:g}")
@@ -614,11 +653,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--otter-run", nargs="*", metavar="NAME", default=None,
                         help="grade the solved copy with `otter run` only for these "
                         "assignments (default: all; give no name for none)")
-    args = parser.parse_args(argv)
+    # intermixed: options may come before the names (`build --out DIR a1`) or after them
+    args = parser.parse_intermixed_args(argv)
     built = build(args.names, args.out)
     for b in built:
-        print(f"{b.name}: student {b.student.relative_to(args.out.parent)}, "
-              f"autograder {b.zip.relative_to(args.out.parent)} ({b.seconds:.1f} s)")
+        print(f"{b.name}: student {_shown(b.student)}, autograder {_shown(b.zip)} "
+              f"({b.seconds:.1f} s)")
     if args.command == "build":
         return 0
     problems = []

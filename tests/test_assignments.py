@@ -225,6 +225,10 @@ CAUGHT_ON_EVERY_RUN = {
         "a3_vmdav", "q3", "my_vmdav",
         [("labels[i] = int(np.argmin(((cents - X[i]) ** 2).sum(axis=1)))",
           "labels[i] = g - 1")]),
+    "a3 extends: d_out squared": (
+        "a3_vmdav", "q2", "extends",
+        [("np.sqrt(((X[rest] - X[e_min]) ** 2).sum(axis=1)).min()",
+          "((X[rest] - X[e_min]) ** 2).sum(axis=1).min()")]),
     "a4 my_ivmdav: stops at the first rejected candidate": (
         "a4_ivmdav", "q2", "my_ivmdav",
         [("                group.append(int(y))\n",
@@ -232,6 +236,10 @@ CAUGHT_ON_EVERY_RUN = {
     "a4 my_ivmdav: lets a group grow to 2k": (
         "a4_ivmdav", "q2", "my_ivmdav",
         [("if len(group) >= 2 * k - 1:", "if len(group) >= 2 * k:")]),
+    "a5 ga_after_mdav: the GA not seeded with MDAV's partition (the better of the two kept)": (
+        "a5_genetic", "q5", "ga_after_mdav",
+        [(", seed=seed, initial=start)", ", seed=seed)"),
+         ("float(result.sse)", "float(min(result.sse, microagg.sse(X, start)))")]),
     "a6 dld_by_hand: distances on the raw scale": (
         "a6_gomm", "q2", "dld_by_hand",
         [("Z, Q = standardize_pair(X, P)",

@@ -387,3 +387,30 @@ def test_make_help_lists_every_target() -> None:
     listed = set(re.findall(r"^make ([\w-]+)", shown, flags=re.MULTILINE))
     assert {"assignments", "grade", "lab"} <= targets
     assert targets <= listed, f"not in `make help`: {sorted(targets - listed)}"
+
+
+def test_grading_a_bad_submission_is_one_line(tmp_path: Path, capsys) -> None:
+    """A missing submission, or a file that is not a notebook, is one line on stderr and
+    exit status 2 (it was a traceback), before anything is built or run."""
+    bad = tmp_path / "a2_mdav.ipynb"
+    bad.write_text("not a notebook")
+    for sub in (tmp_path / "none.ipynb", bad):
+        assert A.main(["grade", "a2", str(sub), str(tmp_path / "results")]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and str(sub) in err, err
+        assert "Traceback" not in err
+
+
+def test_an_instructor_s_variant_is_named_in_full(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A private variant beside a master (a2_mdav_private.md) is picked by its full name;
+    the number alone (a2) is then ambiguous and says so (it crashed `make grade`)."""
+    for p in A.MASTERS.glob("a[0-9]*_*.md"):
+        (tmp_path / p.name).write_text(p.read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "a2_mdav_private.md").write_text("", encoding="utf-8")
+    monkeypatch.setattr(A, "MASTERS", tmp_path)
+    assert [p.stem for p in A.masters(["a2_mdav_private"])] == ["a2_mdav_private"]
+    assert [p.stem for p in A.masters(["a2_mdav", "a1"])] == ["a1_foundations", "a2_mdav"]
+    with pytest.raises(SystemExit, match=r"'a2' names 2 master notebooks \(a2_mdav, "
+                       r"a2_mdav_private\): give the full name"):
+        A.masters(["a2"])

@@ -75,15 +75,23 @@ SOLUTION_TAG = "otter_assign_solution_cell"
 
 
 def masters(names: list[str] | None = None) -> list[Path]:
-    """The master notebooks, in order; ``names`` selects some (``a1`` or ``a1_foundations``)."""
+    """The master notebooks, in order; ``names`` selects some, each by its full name
+    (``a1_foundations``) or its number (``a1``) when only one master has that number (an
+    instructor's variant beside a master, ``a2_mdav_private.md``, is named in full)."""
     found = sorted(MASTERS.glob("a[0-9]*_*.md"))
     if not names:
         return found
-    picked = [p for p in found if p.stem in names or p.stem.split("_")[0] in names]
-    missing = set(names) - {p.stem for p in picked} - {p.stem.split("_")[0] for p in picked}
-    if missing:
-        raise SystemExit(f"no master notebook for {sorted(missing)} in {MASTERS}")
-    return picked
+    picked: list[Path] = []
+    for name in names:
+        match = ([p for p in found if p.stem == name]
+                 or [p for p in found if p.stem.split("_")[0] == name])
+        if not match:
+            raise SystemExit(f"no master notebook {name!r} in {MASTERS}")
+        if len(match) > 1:
+            raise SystemExit(f"{name!r} names {len(match)} master notebooks "
+                             f"({', '.join(p.stem for p in match)}): give the full name")
+        picked += [p for p in match if p not in picked]
+    return sorted(picked)
 
 
 @dataclass
@@ -595,14 +603,22 @@ def grade(name: str, submission: Path, results: Path, out: Path = DEFAULT_OUT,
 
     Creates ``results`` (otter's ``results.json`` goes there) and builds the assignment into
     ``out`` first when its autograder zip is missing. Raises ``FileNotFoundError`` naming a
-    missing submission, ``RuntimeError`` with otter's output when it writes no results.
+    missing submission, ``ValueError`` naming one that is not a notebook, ``RuntimeError``
+    with otter's output when it writes no results.
     """
     import json
+
+    import nbformat
 
     (md,) = masters([name])
     submission = Path(submission).expanduser().resolve()
     if not submission.is_file():
         raise FileNotFoundError(f"no submitted notebook {submission}")
+    try:
+        nbformat.read(submission, as_version=4)
+    except (ValueError, nbformat.ValidationError) as err:  # (NotJSONError is a ValueError)
+        raise ValueError(f"{submission} is not a notebook that can be read: "
+                         f"{str(err).splitlines()[0][:200]}") from None
     autograder = (out / md.stem / "autograder" / f"{md.stem}-autograder.zip").resolve()
     if not autograder.exists():
         build_one(md, out)
@@ -639,7 +655,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.add_argument("results", type=Path, help="folder for results.json (created)")
         parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
         args = parser.parse_intermixed_args(argv)
-        scores = grade(args.name, args.submission, args.results, args.out)
+        try:
+            scores = grade(args.name, args.submission, args.results, args.out)
+        except (FileNotFoundError, ValueError) as err:  # the submission: one line, no trace
+            print(f"assignments.py grade: {err}", file=sys.stderr)
+            return 2
         for q, (got, possible) in scores.items():
             print(f"{q}: {got:g} / {possible:g}")
         total, possible = (sum(v[i] for v in scores.values()) for i in (0, 1))

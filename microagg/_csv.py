@@ -35,6 +35,7 @@ from typing import Any
 import pandas as pd
 
 from ._release import check_names
+from ._validate import number_objects
 
 __all__ = ["read_csv", "read_text_csv", "csv_error", "COMPRESSED", "CsvDialect", "DEFAULT_DIALECT",
            "in_dialect"]
@@ -105,8 +106,6 @@ def in_dialect(frame: pd.DataFrame, dialect: CsvDialect) -> pd.DataFrame:
     """``frame`` ready for ``to_csv(sep=, decimal=)`` in ``dialect``: pandas writes floats
     with the decimal mark, but not numbers held as objects (a Parquet decimal's
     ``Decimal`` values), which become text with the mark here (missing values stay)."""
-    from ._validate import number_objects
-
     if dialect.decimal == ".":
         return frame
     out = frame

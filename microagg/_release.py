@@ -37,9 +37,9 @@ from ._validate import SHOWN_ROWS, number_objects, object_floats
 
 __all__ = ["RESERVED", "MISSING_TEXT", "ColumnProfile", "Roles", "profile_frame",
            "combine_profiles", "profile_batches", "decide_roles", "check_names",
-           "numeric_text", "decorated_numbers", "row_index", "row_index_note",
-           "nothing_to_protect",
-           "text_to_numbers", "protectable", "RELEASE_MIN_K", "check_release_k", "undecorated"]
+           "numeric_text", "decorated_numbers", "undecorated", "text_to_numbers", "protectable",
+           "row_index", "row_index_note", "nothing_to_protect", "RELEASE_MIN_K",
+           "check_release_k"]
 
 #: The smallest ``k`` of a release: at ``k = 1`` every record is a group of its own and its
 #: protected values would be released as they are.

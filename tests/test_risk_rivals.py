@@ -119,6 +119,41 @@ def groupings(draw):
     return X, k, random_chromosome(X.shape[1], rng), draw(st.sampled_from(["mdav", scattered]))
 
 
+def dense_rivals(sub, labels, centroids, margin):
+    """The oracle: every distance summed in full (column order, as the kernel sums), each
+    record's rivals listed in increasing order, no cap."""
+    n, s = len(sub), len(centroids)
+    D = np.zeros((n, s))
+    for c in range(sub.shape[1]):
+        D += (sub[:, c, None] - centroids[None, :, c]) ** 2
+    lists = [[q for q in range(s) if q != labels[i] and D[i, q] <= D[i, labels[i]] + margin[i]]
+             for i in range(n)]
+    return [0, *np.cumsum([len(x) for x in lists]).tolist()], sum(lists, [])
+
+
+@settings(max_examples=150, deadline=None)
+@given(groupings(), st.sampled_from(["margin", "zero", "wide"]))
+def test_the_pruned_search_lists_what_the_full_search_lists(case, margin_kind):
+    """The kernel rules clusters out on one column, then stops a sum past the reach; the
+    oracle sums every distance in full. On tie-heavy data (repeated levels, duplicated
+    records and attributes, centroids tied on the sorted column), with the data's margin,
+    none (ties decided by exact equality) and a wide one (many rivals), both list the same
+    clusters, compiled and as plain Python."""
+    X, k, grouping, method = case
+    Z = microagg.standardize(X)
+    margin = {"margin": _risk_kernels.rival_margin(Z), "zero": np.zeros(len(Z)),
+              "wide": np.full(len(Z), 0.5)}[margin_kind]
+    for g in grouping:
+        sub = np.ascontiguousarray(Z[:, g])
+        method_fn = microagg.mdav if method == "mdav" else method
+        labels = np.unique(method_fn(sub, k), return_inverse=True)[1].reshape(-1)
+        cen = _gomm_eval._group_means(sub, labels, int(labels.max()) + 1)
+        want = dense_rivals(sub, labels, cen, margin)
+        for rivals in _compiled_and_plain(rival_clusters):
+            ptr, cl = rivals(sub, labels, cen, margin, len(Z) ** 2)
+            assert (ptr.tolist(), cl.tolist()) == want
+
+
 @settings(max_examples=80, deadline=None)
 @given(groupings(), st.sampled_from([0, 1, 2]))
 @pytest.mark.skipif(not _gomm_eval.HAVE_NUMBA, reason="the capped lists feed the compiled scorer")

@@ -70,19 +70,24 @@ def _column_distances(W, width, v, d):  # type: ignore[no-untyped-def]
 
 @njit
 def _first_max(d, done, width):  # type: ignore[no-untyped-def]
-    """Position of the largest ``d[a]`` not ``done`` (the first one on ties).
+    """Position of the largest ``d[a]`` not ``done`` (the first one on ties; -1 if none).
 
-    The flags enter by a select (distances are never negative), not a branch: the
-    done positions lie scattered and would defeat the branch predictor.
+    Two passes over the distances: their largest value, then the first position holding
+    it. Distances are never negative, and nonnegative floats order as their bit patterns
+    read as integers, so the first pass is an integer maximum, which runs in vector
+    registers (a float maximum does not, to keep NaN's rules); the flags enter it by a
+    select, not a branch (the done positions lie scattered).
     """
-    best = -1
-    top = -1.0
+    bits = d.view(np.int64)
+    top = -1
     for a in range(width):
-        x = -1.0 if done[a] else d[a]
-        if x > top:
-            best = a
-            top = x
-    return best
+        x = -1 if done[a] else bits[a]
+        top = max(top, x)
+    if top >= 0:
+        for a in range(width):
+            if bits[a] == top and not done[a]:
+                return a
+    return -1
 
 
 class Columns(NamedTuple):

@@ -94,6 +94,16 @@ def standardize(X: Any) -> Any:
     return Z
 
 
+def constant_columns(names: list[Any]) -> ValueError:
+    """The error for columns with zero variance (as float64 holds them), naming them."""
+    return ValueError(
+        f"column(s) {names} have zero variance (a constant value) and cannot be "
+        "standardised; drop them: they carry no information to protect. (Integers beyond "
+        "2**53 that differ by less than a float64 can tell apart count as equal: such a "
+        "column is usually an identifier; keep it unchanged on purpose or drop it.)"
+    )
+
+
 def zscores(arr: np.ndarray, names: list[Any]) -> np.ndarray:
     """:func:`standardize` of a checked array; errors name the columns by ``names``."""
     # Columns beyond ~1e30 or below ~1e-30 are first multiplied by a power of two (exact):
@@ -105,10 +115,7 @@ def zscores(arr: np.ndarray, names: list[Any]) -> np.ndarray:
     std = arr.std(axis=0)  # ddof=0: population standard deviation
     zero = np.flatnonzero(std == 0)
     if zero.size:
-        raise ValueError(
-            f"column(s) {[names[j] for j in zero]} have zero variance (a constant value) and "
-            "cannot be standardised; drop them: they carry no information to protect"
-        )
+        raise constant_columns([names[j] for j in zero])
     Z = arr - mean
     Z /= std  # (in place: the values of (arr - mean) / std, without a second array)
     bad = np.flatnonzero(~np.isfinite(Z).all(axis=0))

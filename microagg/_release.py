@@ -436,7 +436,7 @@ def check_release_k(k: Any) -> int:
 
 
 def check_names(names: Sequence[Any]) -> None:
-    """Duplicate and reserved column names are errors naming them and the fix."""
+    """Duplicate, boolean and reserved column names are errors naming them and the fix."""
     seen: set[Any] = set()
     repeated: dict[Any, None] = {}  # in the order of their second occurrence
     for c in names:
@@ -447,6 +447,11 @@ def check_names(names: Sequence[Any]) -> None:
     if dup:
         raise ValueError(f"the table has duplicate column names {dup}: a repeated name cannot "
                          "be protected or reported unambiguously; rename the columns first")
+    flags = [c for c in names if isinstance(c, (bool, np.bool_))]
+    if flags:  # (pandas reads a list of True/False as a row mask, never as labels)
+        raise ValueError(f"column name(s) {flags} are True/False, which pandas reads as a "
+                         "mask of rows, not as column names, when selecting columns; rename "
+                         "the columns first, e.g. df.columns = df.columns.map(str)")
     taken = [c for c in names if c in RESERVED]
     if taken:
         raise ValueError(f"column(s) {taken} have names microagg uses internally "

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._core import group_centroids, loss_summary, zscores
+from ._core import constant_columns, group_centroids, loss_summary, zscores
 from ._validate import as_matrix, column_labels
 
 __all__ = ["SMALL_STRATA", "strata_list", "recode_merged", "check_policy",
@@ -252,9 +252,7 @@ def global_spread(stats: pd.DataFrame, columns: list[Any]) -> np.ndarray:
     std = np.sqrt(pooled / n)
     zero = np.flatnonzero(std == 0)
     if zero.size:
-        raise ValueError(f"column(s) {[columns[j] for j in zero]} have zero variance (a "
-                         "constant value) and cannot be standardised; drop them: they carry "
-                         "no information to protect")
+        raise constant_columns([columns[j] for j in zero])
     return std
 
 

@@ -7,10 +7,12 @@ the report of protected and passed-through columns), and the ``columns="age"`` c
 from __future__ import annotations
 
 import io
+import re
 
 import numpy as np
 import pandas as pd
 import pytest
+from cli_helpers import one_line_error, run
 
 import microagg as ma
 
@@ -33,6 +35,26 @@ def test_duplicate_column_names_are_an_error_naming_them(rng):
         ma.microaggregate(df, k=3)
     with pytest.raises(ValueError, match="duplicate"):
         ma.microaggregate(df, k=3, columns=["w"])
+
+
+@pytest.mark.parametrize("labels", [[True, False], [np.True_, "w"]])
+def test_boolean_column_names_are_an_error_naming_them(rng, labels):
+    """pandas reads a list of True/False as a row mask (before: "Item wrong length", or
+    with as many rows as labels, rows picked instead of columns): refused by name, with
+    the fix, in memory and on Dask."""
+    df = pd.DataFrame(rng.normal(size=(N, 2)), columns=labels)
+    for columns in (None, [labels[0]]):
+        with pytest.raises(ValueError, match=r"are True/False.*df.columns.map\(str\)"):
+            ma.microaggregate(df, k=3, columns=columns)
+    two = pd.DataFrame(rng.normal(size=(2, 2)), columns=labels)  # rows = labels: a mask
+    with pytest.raises(ValueError, match="True/False"):
+        ma.microaggregate(two, k=2)
+    renamed = df.set_axis(df.columns.map(str), axis=1)
+    assert ma.microaggregate(renamed, k=3).shape == df.shape
+    dd = pytest.importorskip("dask.dataframe")
+    with pytest.raises(ValueError, match="True/False"):
+        ma.dask.microaggregate(dd.from_pandas(df.assign(s=1), npartitions=2), 3,
+                               strata=["s"])
 
 
 @pytest.mark.parametrize("kind, values, sample", [
@@ -123,3 +145,19 @@ def test_zero_variance_error_names_the_column(rng):
     df = pd.DataFrame({"age": rng.normal(size=N), "const": np.ones(N)})
     with pytest.raises(ValueError, match=r"\['const'\] have zero variance"):
         ma.microaggregate(df, k=3)
+
+
+def test_integers_equal_as_floats_are_named_as_such(rng, tmp_path, capsys):
+    """An identifier beyond 2**53 (``2**60 + i``) is one float64 value: the zero-variance
+    error says why a column that is not constant counts as one, and what to do, in memory
+    and when streamed by strata (before: "a constant value" only)."""
+    df = pd.DataFrame({"id": np.arange(N, dtype=np.int64) + 2**60, "x": rng.normal(size=N),
+                       "s": np.arange(N) % 2})
+    want = r"\['id'\] have zero variance.*beyond 2\*\*53.*identifier"
+    with pytest.raises(ValueError, match=want):
+        ma.microaggregate(df.drop(columns="s"), k=3)
+    src = tmp_path / "ids.parquet"
+    df.to_parquet(src)
+    rc, _, err = run(["protect", src, "-k", "3", "--strata", "s", "-o", tmp_path / "o.parquet"],
+                     capsys)
+    assert re.search(want, one_line_error(rc, err))

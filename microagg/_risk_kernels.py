@@ -414,6 +414,42 @@ EVERY_CLUSTER = -1
 
 
 @njit
+def _rivals_from(sub, labels, CT, margin, d, indptr, clusters, i, count):  # type: ignore[no-untyped-def]
+    """:func:`rival_clusters`' search from record ``i`` on, ``count`` pairs listed so far,
+    until every record is done or ``clusters`` is full; returns ``(next record, count)``.
+
+    ``CT`` holds the centroids' columns as rows, ``d`` room for one distance a cluster.
+    (The list is grown by the caller: an array variable assigned anew inside this loop
+    made numba's code for the whole loop 2-5 times slower, ``bench_gomm.py``.)
+    """
+    n, w = sub.shape
+    s = CT.shape[1]
+    while i < n:
+        for q in range(s):
+            t = sub[i, 0] - CT[0, q]
+            d[q] = t * t
+        for c in range(1, w):
+            for q in range(s):
+                t = sub[i, c] - CT[c, q]
+                d[q] += t * t
+        o = labels[i]
+        reach = d[o] + margin[i]
+        within = 0  # counted first, without branches: most records have no rival
+        for q in range(s):
+            within += d[q] <= reach
+        if within > 1:  # the own cluster is always within reach
+            if count + within - 1 > clusters.size:
+                return i, count
+            for q in range(s):
+                if d[q] <= reach and q != o:
+                    clusters[count] = q
+                    count += 1
+        indptr[i + 1] = count
+        i += 1
+    return i, count
+
+
+@njit
 def rival_clusters(sub: np.ndarray, labels: np.ndarray, centroids: np.ndarray,
                    margin: np.ndarray, per_record: int = RIVAL_PAIRS_PER_RECORD
                    ) -> tuple[np.ndarray, np.ndarray]:
@@ -422,19 +458,10 @@ def rival_clusters(sub: np.ndarray, labels: np.ndarray, centroids: np.ndarray,
     Record ``i``'s rivals are ``clusters[indptr[i]:indptr[i + 1]]`` (increasing): every
     cluster ``q`` other than its own (``o = labels[i]``) whose centroid (row ``q`` of
     ``centroids``) is at squared distance :math:`d_{iq} \le d_{io} + \mathrm{margin}_i`
-    from row ``i`` of ``sub`` (the record on the group's columns), the squares summed in
-    column order. Most records have no rival, so most clusters are ruled out without
-    summing their distance: the centroids are sorted on the column where they spread
-    most, a cluster whose square on that column alone exceeds the reach is out, and
-    those lie outside one run of the sorted order around the record's value (its ends
-    found by binary search). Only the run's distances are summed, side by side; the
-    clusters in reach are first counted (a loop without branches), and listed only when
-    there are any besides the own one.
-
-    The pruning is exact: in floating point too a sum of nonnegative numbers is at
-    least each of them (rounding is monotone), so a cluster ruled out is beyond the
-    reach in the computed distances as well. The search that sums every distance lists
-    the same clusters (``tests/test_risk_rivals.py``).
+    from row ``i`` of ``sub`` (the record on the group's columns), distances summed in
+    column order (for all centroids at once, side by side). Most records have no rival:
+    the clusters in reach are first counted (a loop without branches), and listed only
+    when there are any besides the own one.
 
     The list holds at most ``per_record * n`` pairs (:data:`RIVAL_PAIRS_PER_RECORD`;
     memory :math:`O(\mathrm{per\_record} \cdot n)` instead of up to :math:`O(n^2/k)`
@@ -443,95 +470,21 @@ def rival_clusters(sub: np.ndarray, labels: np.ndarray, centroids: np.ndarray,
     its rival), which :func:`dld_assembled` answers with the full search: the same linked
     fractions.
     """
-    n, w = sub.shape
+    n = sub.shape[0]
     s = centroids.shape[0]
     most = per_record * n
+    CT = np.ascontiguousarray(centroids.T)
+    d = np.empty(s)
     indptr = np.zeros(n + 1, np.int64)
     clusters = np.empty(min(4 * n + 16, most), np.int64)
-    if n == 0 or s == 0:
-        return indptr, clusters[:0].copy()
-    key = 0  # the column on which the centroids spread most
-    widest = -1.0
-    for c in range(w):
-        least = greatest = centroids[0, c]
-        for q in range(1, s):
-            least = min(least, centroids[q, c])
-            greatest = max(greatest, centroids[q, c])
-        if greatest - least > widest:
-            key, widest = c, greatest - least
-    order = np.argsort(centroids[:, key], kind="mergesort")
-    CT = np.empty((w, s))  # the centroids' columns, in sorted order
-    for a in range(s):
-        for c in range(w):
-            CT[c, a] = centroids[order[a], c]
-    sorted_key = CT[key]
-    d = np.empty(s)
-    found = np.empty(s, np.int64)
-    count = 0
-    for i in range(n):
-        o = labels[i]
-        d_own = 0.0
-        for c in range(w):
-            t = sub[i, c] - centroids[o, c]
-            d_own = d_own + t * t if c else t * t
-        reach = d_own + margin[i]
-        v = sub[i, key]
-        start = np.searchsorted(sorted_key, v)
-        lo, top = 0, start  # the first position below the value within reach
-        while lo < top:
-            mid = (lo + top) // 2
-            t = v - sorted_key[mid]
-            if t * t <= reach:
-                top = mid
-            else:
-                lo = mid + 1
-        bottom, hi = start, s  # the first position above it out of reach
-        while bottom < hi:
-            mid = (bottom + hi) // 2
-            t = v - sorted_key[mid]
-            if t * t <= reach:
-                bottom = mid + 1
-            else:
-                hi = mid
-        m = hi - lo
-        run = d[:m]  # the run's distances, summed column by column
-        u = sub[i, 0]
-        cc = CT[0, lo:hi]
-        for a in range(m):
-            t = u - cc[a]
-            run[a] = t * t
-        for c in range(1, w):
-            u = sub[i, c]
-            cc = CT[c, lo:hi]
-            for a in range(m):
-                t = u - cc[a]
-                run[a] += t * t
-        within = 0  # counted first, without branches: most records have no rival
-        for a in range(m):
-            within += run[a] <= reach
-        if within <= 1:  # only the own cluster (always in the run: its square is in d_own)
-            indptr[i + 1] = count
-            continue
-        within = 0
-        for a in range(m):
-            q = order[lo + a]
-            if run[a] <= reach and q != o:
-                b = within  # insertion: the list in increasing order
-                while b > 0 and found[b - 1] > q:
-                    found[b] = found[b - 1]
-                    b -= 1
-                found[b] = q
-                within += 1
-        if within:
-            if count + within > most:  # past the cap: every cluster is a rival
-                return np.arange(n + 1), np.full(n, EVERY_CLUSTER, np.int64)
-            if count + within > clusters.size:
-                grown = np.empty(min(2 * (count + within), most), np.int64)
-                grown[:count] = clusters[:count]
-                clusters = grown
-            clusters[count:count + within] = found[:within]
-            count += within
-        indptr[i + 1] = count
+    i, count = _rivals_from(sub, labels, CT, margin, d, indptr, clusters, 0, 0)
+    while i < n:  # the list is full: grow it, or past the cap every cluster is a rival
+        if clusters.size >= most:
+            return np.arange(n + 1), np.full(n, EVERY_CLUSTER, np.int64)
+        grown = np.empty(min(2 * clusters.size + s, most), np.int64)
+        grown[:count] = clusters[:count]
+        clusters = grown
+        i, count = _rivals_from(sub, labels, CT, margin, d, indptr, clusters, i, count)
     return indptr, clusters[:count].copy()
 
 

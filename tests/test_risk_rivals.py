@@ -132,17 +132,17 @@ def dense_rivals(sub, labels, centroids, margin):
 
 
 @settings(max_examples=150, deadline=None)
-@given(groupings(), st.sampled_from(["margin", "zero", "wide"]))
-def test_the_pruned_search_lists_what_the_full_search_lists(case, margin_kind):
-    """The kernel rules clusters out on one column, then stops a sum past the reach; the
-    oracle sums every distance in full. On tie-heavy data (repeated levels, duplicated
-    records and attributes, centroids tied on the sorted column), with the data's margin,
-    none (ties decided by exact equality) and a wide one (many rivals), both list the same
-    clusters, compiled and as plain Python."""
+@given(groupings(), st.sampled_from(["margin", "zero", "wide", "every"]))
+def test_the_lists_are_those_of_the_definition(case, margin_kind):
+    """The kernel against the definition (every distance in a matrix, column order): on
+    tie-heavy data (repeated levels, duplicated records and attributes), with the data's
+    margin, none (ties decided by exact equality), a wide one (many rivals a record) and one
+    that makes every cluster a rival (the list grows several times while the search runs),
+    the same clusters, compiled and as plain Python."""
     X, k, grouping, method = case
     Z = microagg.standardize(X)
     margin = {"margin": _risk_kernels.rival_margin(Z), "zero": np.zeros(len(Z)),
-              "wide": np.full(len(Z), 0.5)}[margin_kind]
+              "wide": np.full(len(Z), 0.5), "every": np.full(len(Z), 1e9)}[margin_kind]
     for g in grouping:
         sub = np.ascontiguousarray(Z[:, g])
         method_fn = microagg.mdav if method == "mdav" else method

@@ -3,7 +3,7 @@
 Run as a script (not collected by pytest)::
 
     .venv/bin/python tests/benchmarks/bench_gomm.py          # kernels + one paper-setting run
-    .venv/bin/python tests/benchmarks/bench_gomm.py --quick  # kernels only
+    .venv/bin/python tests/benchmarks/bench_gomm.py --quick  # kernels only (DLD, rivals)
     .venv/bin/python tests/benchmarks/bench_gomm.py --against c1d8519  # old code vs this
 
 ``--against REV`` checks out ``REV`` (default: :data:`BEFORE_FAST_PATH`, the code
@@ -29,12 +29,17 @@ import numpy as np
 from _against import HERE, old_checkout, run_with  # this folder (run as a script)
 
 import microagg
+from microagg._jit import njit
 from microagg._risk_kernels import (
+    EVERY_CLUSTER,
+    RIVAL_PAIRS_PER_RECORD,
     _dld_kdtree,
     _dld_numpy,
     distinct_rows,
     dld_standardized,
     principal_axes,
+    rival_clusters,
+    rival_margin,
 )
 from microagg.reproductions import gomm_data
 
@@ -97,6 +102,78 @@ def bench_kernels() -> None:
             print(f"{name:16s} {rel:11s} {1e3 * t_naive:12.2f} {1e3 * t_block:14.2f} "
                   f"{1e3 * t_tree:9.2f} {1e3 * t_fast:8.2f} {t_naive / t_fast:6.1f}x  {fast:6.2f}")
     print()
+    print()
+
+
+@njit
+def rivals_before(sub: np.ndarray, labels: np.ndarray, centroids: np.ndarray,
+                   margin: np.ndarray, per_record: int = RIVAL_PAIRS_PER_RECORD
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`microagg._risk_kernels.rival_clusters` as of commit 7ee98b8 (the
+    baseline of :func:`bench_rivals`): the same search, its list grown inside the loop."""
+    n, w = sub.shape
+    s = centroids.shape[0]
+    most = per_record * n
+    CT = np.ascontiguousarray(centroids.T)
+    d = np.empty(s)
+    indptr = np.zeros(n + 1, np.int64)
+    clusters = np.empty(min(4 * n + 16, most), np.int64)
+    count = 0
+    for i in range(n):
+        v = sub[i, 0]
+        c0 = CT[0]
+        for q in range(s):
+            t = v - c0[q]
+            d[q] = t * t
+        for c in range(1, w):
+            v = sub[i, c]
+            cc = CT[c]
+            for q in range(s):
+                t = v - cc[q]
+                d[q] += t * t
+        o = labels[i]
+        reach = d[o] + margin[i]
+        within = 0
+        for q in range(s):
+            if d[q] <= reach:
+                within += 1
+        if within > 1:  # the own cluster is always within reach
+            if count + within - 1 > most:  # past the cap: every cluster is a rival
+                return np.arange(n + 1), np.full(n, EVERY_CLUSTER, np.int64)
+            if count + within - 1 > clusters.size:
+                grown = np.empty(min(2 * (count + within), most), np.int64)
+                grown[:count] = clusters[:count]
+                clusters = grown
+            for q in range(s):
+                if d[q] <= reach and q != o:
+                    clusters[count] = q
+                    count += 1
+        indptr[i + 1] = count
+    return indptr, clusters[:count].copy()
+
+
+def bench_rivals() -> None:
+    """The rival search on attribute groups of the papers' data, before (commit 7ee98b8) and
+    now (:func:`microagg._risk_kernels.rival_clusters`): the same lists."""
+    print("Rival clusters of one attribute group (CPU ms, best of 5): the list grown inside "
+          "the search loop (7ee98b8) against grown outside it")
+    print(f"{'data':16s} {'columns':>7s} {'k':>4s} {'before':>8s} {'now':>8s} {'ratio':>6s}  pairs")
+    for name in ("census", "water-treatment"):
+        Z = microagg.standardize(gomm_data(name).to_numpy())
+        margin = rival_margin(Z)
+        for w in (2, 6, Z.shape[1] // 2):
+            sub = np.ascontiguousarray(Z[:, :w])
+            for k in (5, 25, 100):
+                labels = microagg.mdav(sub, k)
+                cen = np.vstack([sub[labels == g].mean(axis=0) for g in range(labels.max() + 1)])
+                args = (sub, labels, cen, margin)
+                full = rivals_before(*args)
+                run = rival_clusters(*args)
+                assert all((a == b).all() for a, b in zip(full, run, strict=True))
+                t_full = best_of(lambda a=args: rivals_before(*a))
+                t_run = best_of(lambda a=args: rival_clusters(*a))
+                print(f"{name:16s} {w:7d} {k:4d} {1e3 * t_full:8.3f} {1e3 * t_run:8.3f} "
+                      f"{t_full / t_run:5.1f}x  {run[1].size}")
     print()
 
 
@@ -173,5 +250,6 @@ if __name__ == "__main__":
         sys.exit()
     microagg.gomm(gomm_data("census"), 25, population=4, generations=1, progress=False)  # JIT
     bench_kernels()
+    bench_rivals()
     if "--quick" not in sys.argv:
         bench_run()

@@ -3,7 +3,8 @@
 Run as a script (not collected by pytest)::
 
     .venv/bin/python tests/benchmarks/bench_gomm.py          # kernels + one paper-setting run
-    .venv/bin/python tests/benchmarks/bench_gomm.py --quick  # kernels only (DLD, rivals)
+    .venv/bin/python tests/benchmarks/bench_gomm.py --quick  # kernels only
+    .venv/bin/python tests/benchmarks/bench_gomm.py --rivals  # the rival search, 7ee98b8 vs this
     .venv/bin/python tests/benchmarks/bench_gomm.py --against c1d8519  # old code vs this
 
 ``--against REV`` checks out ``REV`` (default: :data:`BEFORE_FAST_PATH`, the code
@@ -29,17 +30,12 @@ import numpy as np
 from _against import HERE, old_checkout, run_with  # this folder (run as a script)
 
 import microagg
-from microagg._jit import njit
 from microagg._risk_kernels import (
-    EVERY_CLUSTER,
-    RIVAL_PAIRS_PER_RECORD,
     _dld_kdtree,
     _dld_numpy,
     distinct_rows,
     dld_standardized,
     principal_axes,
-    rival_clusters,
-    rival_margin,
 )
 from microagg.reproductions import gomm_data
 
@@ -105,75 +101,52 @@ def bench_kernels() -> None:
     print()
 
 
-@njit
-def rivals_before(sub: np.ndarray, labels: np.ndarray, centroids: np.ndarray,
-                   margin: np.ndarray, per_record: int = RIVAL_PAIRS_PER_RECORD
-                   ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`microagg._risk_kernels.rival_clusters` as of commit 7ee98b8 (the
-    baseline of :func:`bench_rivals`): the same search, its list grown inside the loop."""
-    n, w = sub.shape
-    s = centroids.shape[0]
-    most = per_record * n
-    CT = np.ascontiguousarray(centroids.T)
-    d = np.empty(s)
-    indptr = np.zeros(n + 1, np.int64)
-    clusters = np.empty(min(4 * n + 16, most), np.int64)
-    count = 0
-    for i in range(n):
-        v = sub[i, 0]
-        c0 = CT[0]
-        for q in range(s):
-            t = v - c0[q]
-            d[q] = t * t
-        for c in range(1, w):
-            v = sub[i, c]
-            cc = CT[c]
-            for q in range(s):
-                t = v - cc[q]
-                d[q] += t * t
-        o = labels[i]
-        reach = d[o] + margin[i]
-        within = 0
-        for q in range(s):
-            if d[q] <= reach:
-                within += 1
-        if within > 1:  # the own cluster is always within reach
-            if count + within - 1 > most:  # past the cap: every cluster is a rival
-                return np.arange(n + 1), np.full(n, EVERY_CLUSTER, np.int64)
-            if count + within - 1 > clusters.size:
-                grown = np.empty(min(2 * (count + within), most), np.int64)
-                grown[:count] = clusters[:count]
-                clusters = grown
-            for q in range(s):
-                if d[q] <= reach and q != o:
-                    clusters[count] = q
-                    count += 1
-        indptr[i + 1] = count
-    return indptr, clusters[:count].copy()
+#: The last commit before the rival search's list was grown outside its loop.
+BEFORE_RIVALS = "7ee98b8"
+
+_RIVALS = """
+import hashlib, json, sys, time
+import numpy as np
+import microagg
+from microagg._risk_kernels import rival_clusters, rival_margin
+out = []
+for path in sys.argv[1:]:
+    Z = microagg.standardize(np.load(path))
+    margin = rival_margin(Z)
+    for w in (2, 6, Z.shape[1] // 2):
+        sub = np.ascontiguousarray(Z[:, :w])
+        for k in (5, 25, 100):
+            labels = microagg.mdav(sub, k)
+            cen = np.vstack([sub[labels == g].mean(axis=0) for g in range(labels.max() + 1)])
+            ptr, cl = rival_clusters(sub, labels, cen, margin)
+            best = np.inf
+            for _ in range(5):
+                t = time.process_time()
+                for _ in range(20):
+                    rival_clusters(sub, labels, cen, margin)
+                best = min(best, (time.process_time() - t) / 20)
+            digest = hashlib.sha256(ptr.tobytes() + cl.tobytes()).hexdigest()
+            out.append([w, k, best, int(cl.size), digest])
+print(json.dumps(out))
+"""
 
 
-def bench_rivals() -> None:
-    """The rival search on attribute groups of the papers' data, before (commit 7ee98b8) and
-    now (:func:`microagg._risk_kernels.rival_clusters`): the same lists."""
-    print("Rival clusters of one attribute group (CPU ms, best of 5): the list grown inside "
-          "the search loop (7ee98b8) against grown outside it")
-    print(f"{'data':16s} {'columns':>7s} {'k':>4s} {'before':>8s} {'now':>8s} {'ratio':>6s}  pairs")
-    for name in ("census", "water-treatment"):
-        Z = microagg.standardize(gomm_data(name).to_numpy())
-        margin = rival_margin(Z)
-        for w in (2, 6, Z.shape[1] // 2):
-            sub = np.ascontiguousarray(Z[:, :w])
-            for k in (5, 25, 100):
-                labels = microagg.mdav(sub, k)
-                cen = np.vstack([sub[labels == g].mean(axis=0) for g in range(labels.max() + 1)])
-                args = (sub, labels, cen, margin)
-                full = rivals_before(*args)
-                run = rival_clusters(*args)
-                assert all((a == b).all() for a, b in zip(full, run, strict=True))
-                t_full = best_of(lambda a=args: rivals_before(*a))
-                t_run = best_of(lambda a=args: rival_clusters(*a))
-                print(f"{name:16s} {w:7d} {k:4d} {1e3 * t_full:8.3f} {1e3 * t_run:8.3f} "
-                      f"{t_full / t_run:5.1f}x  {run[1].size}")
+def bench_rivals(rev: str) -> None:
+    """The rival search (:func:`microagg._risk_kernels.rival_clusters`) on MDAV's attribute
+    groups of the papers' data, ``rev``'s code against this checkout's, in turn (each in a
+    subprocess): CPU ms a call (best of 5 rounds of 20), and the same lists."""
+    print(f"Rival clusters of one attribute group (CPU ms a call): {rev} against this checkout")
+    print(f"{'data':16s} {'columns':>7s} {'k':>4s} {'old':>8s} {'new':>8s} {'ratio':>6s}  pairs")
+    with old_checkout(rev) as base:
+        for name in ("census", "water-treatment"):
+            data = base.parent / f"{name}.npy"
+            np.save(data, gomm_data(name).to_numpy())
+            old = run_with(base, _RIVALS, data)
+            new = run_with(HERE, _RIVALS, data)
+            for (w, k, t_old, pairs, h_old), (_, _, t_new, _, h_new) in zip(old, new, strict=True):
+                assert h_old == h_new, f"{name} w={w} k={k}: the lists differ"
+                print(f"{name:16s} {w:7d} {k:4d} {1e3 * t_old:8.3f} {1e3 * t_new:8.3f} "
+                      f"{t_old / t_new:5.1f}x  {pairs}")
     print()
 
 
@@ -244,12 +217,15 @@ def bench_against(rev: str, rounds: int = 1) -> None:
 
 
 if __name__ == "__main__":
+    if "--rivals" in sys.argv:
+        at = sys.argv.index("--rivals") + 1
+        bench_rivals(sys.argv[at] if at < len(sys.argv) else BEFORE_RIVALS)
+        sys.exit()
     if "--against" in sys.argv:
         at = sys.argv.index("--against") + 1
         bench_against(sys.argv[at] if at < len(sys.argv) else BEFORE_FAST_PATH)
         sys.exit()
     microagg.gomm(gomm_data("census"), 25, population=4, generations=1, progress=False)  # JIT
     bench_kernels()
-    bench_rivals()
     if "--quick" not in sys.argv:
         bench_run()

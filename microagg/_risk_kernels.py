@@ -414,16 +414,17 @@ EVERY_CLUSTER = -1
 
 
 @njit
-def _rivals_from(sub, labels, CT, margin, d, indptr, clusters, i, count):  # type: ignore[no-untyped-def]
+def _rivals_from(sub, labels, CT, margin, indptr, clusters, i, count):  # type: ignore[no-untyped-def]
     """:func:`rival_clusters`' search from record ``i`` on, ``count`` pairs listed so far,
     until every record is done or ``clusters`` is full; returns ``(next record, count)``.
 
-    ``CT`` holds the centroids' columns as rows, ``d`` room for one distance a cluster.
-    (The list is grown by the caller: an array variable assigned anew inside this loop
-    made numba's code for the whole loop 2-5 times slower, ``bench_gomm.py``.)
+    ``CT`` holds the centroids' columns as rows. (The list is grown by the caller: an
+    array variable assigned anew inside this loop made numba's code for the whole loop
+    2-5 times slower, ``bench_gomm.py --rivals``.)
     """
     n, w = sub.shape
     s = CT.shape[1]
+    d = np.empty(s)
     while i < n:
         for q in range(s):
             t = sub[i, 0] - CT[0, q]
@@ -474,17 +475,16 @@ def rival_clusters(sub: np.ndarray, labels: np.ndarray, centroids: np.ndarray,
     s = centroids.shape[0]
     most = per_record * n
     CT = np.ascontiguousarray(centroids.T)
-    d = np.empty(s)
     indptr = np.zeros(n + 1, np.int64)
     clusters = np.empty(min(4 * n + 16, most), np.int64)
-    i, count = _rivals_from(sub, labels, CT, margin, d, indptr, clusters, 0, 0)
+    i, count = _rivals_from(sub, labels, CT, margin, indptr, clusters, 0, 0)
     while i < n:  # the list is full: grow it, or past the cap every cluster is a rival
         if clusters.size >= most:
             return np.arange(n + 1), np.full(n, EVERY_CLUSTER, np.int64)
         grown = np.empty(min(2 * clusters.size + s, most), np.int64)
         grown[:count] = clusters[:count]
         clusters = grown
-        i, count = _rivals_from(sub, labels, CT, margin, d, indptr, clusters, i, count)
+        i, count = _rivals_from(sub, labels, CT, margin, indptr, clusters, i, count)
     return indptr, clusters[:count].copy()
 
 

@@ -420,7 +420,7 @@ def _rivals_from(sub, labels, CT, margin, indptr, clusters, i, count):  # type: 
 
     ``CT`` holds the centroids' columns as rows. (The list is grown by the caller: an
     array variable assigned anew inside this loop made numba's code for the whole loop
-    2-5 times slower, ``bench_gomm.py --rivals``.)
+    up to five times slower, ``bench_gomm.py --rivals``.)
     """
     n, w = sub.shape
     s = CT.shape[1]

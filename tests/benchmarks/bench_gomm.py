@@ -113,7 +113,7 @@ out = []
 for path in sys.argv[1:]:
     Z = microagg.standardize(np.load(path))
     margin = rival_margin(Z)
-    for w in (2, 6, Z.shape[1] // 2):
+    for w in sorted({2, 6, Z.shape[1] // 2}):
         sub = np.ascontiguousarray(Z[:, :w])
         for k in (5, 25, 100):
             labels = microagg.mdav(sub, k)

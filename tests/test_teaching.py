@@ -38,3 +38,37 @@ def test_kernel_source_is_plain_python():
     assert src.startswith("@njit") and "def ga_core(" in src
     with pytest.raises(ValueError, match="unknown kernel"):
         teaching.kernel_source("nope")
+
+
+class _Clock:
+    """A CPU clock whose runs take the given seconds in turn (each run reads it twice)."""
+
+    def __init__(self, durations):
+        self.durations, self.now, self.reads = list(durations), 0.0, 0
+
+    def __call__(self):
+        if self.reads % 2:  # the end of a run
+            self.now += self.durations[(self.reads // 2) % len(self.durations)]
+        self.reads += 1
+        return self.now
+
+
+@pytest.mark.parametrize(("durations", "repeats", "budget", "runs", "seconds"), [
+    ([0.3, 0.1, 0.2], 5, 1.0, 5, 0.1),  # quick: every repeat, the least reported
+    ([0.6, 0.5], 5, 1.0, 2, 0.5),  # the budget is spent after two runs
+    ([2.0, 0.1], 5, 1.0, 1, 2.0),  # costly: one run
+    ([0.3, 0.1], 1, 1.0, 1, 0.3),  # the default: one run
+])
+def test_engine_timings_reports_the_least_of_its_runs(monkeypatch, durations, repeats,
+                                                      budget, runs, seconds):
+    clock = _Clock(durations)
+    monkeypatch.setattr(teaching.time, "process_time", clock)
+    table = teaching.engine_timings([60], engines=("loops",), repeats=repeats,
+                                    budget=budget)
+    assert clock.reads == 2 * runs
+    assert table["seconds"].tolist() == [pytest.approx(seconds)]
+
+
+def test_engine_timings_refuses_no_runs():
+    with pytest.raises(ValueError, match="repeats must be at least 1, got 0"):
+        teaching.engine_timings([60], repeats=0)

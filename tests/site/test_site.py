@@ -42,6 +42,10 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_ELEMENT = re.compile(r"class=\"[^\"]*\bwidget-[a-z]")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")  # colour codes in the logs
 EXCEPTION = re.compile(r"^\w*(Error|Exception)\b.*: ")  # "IndexError: ..." lines
+# mystnb's report of a cell that raised, from its source to the end of the traceback
+FAILED_CELL = re.compile(
+    r"An error occurred while executing the following cell:(.*?)\[mystnb\.exec\]", re.S
+)
 
 
 def test_toc_lists_existing_pages():
@@ -87,6 +91,10 @@ def test_strict_book_build():
     sphinx_message = re.compile(r"(WARNING|ERROR|CRITICAL): |^\w*Error")
     problems = [ln for ln in log.splitlines() if sphinx_message.search(ln)]
     detail = "\n".join(problems[-40:] or log.splitlines()[-40:])
+    # A failing cell: its traceback's last lines, which name the line and the values
+    # (CI shows only a part of this message, so keep it short).
+    for failed in FAILED_CELL.findall(log):
+        detail += "\n--- a failing cell:\n" + "\n".join(failed.strip().splitlines()[-25:])
     assert rc == 0, f"strict book build failed (exit {rc}), see {LOGS}/book.log:\n{detail}"
 
 

@@ -9,10 +9,10 @@ column order) is untouched. :ref:`chap-mdav` uses it.
 A column released unprotected by accident is the worst failure here, so the
 columns' roles follow the release contract of :mod:`microagg._release`, decided on
 the whole table: a column that is numeric or looks numeric (numbers stored as text
-such as ``"1,000"`` or ``"$5"`` in any share of its rows, timedeltas, nested numbers)
-must be protected or named in ``keep``, else it is an error naming it; an index
-written into the file (``Unnamed: 0``, or a first column counting 0, 1, ..., n-1) is
-kept, not used as a quasi-identifier. The result reports which columns were
+such as ``"1,000"``, ``"$5"`` or ``"170 cm"`` in any share of its rows, timedeltas, nested
+numbers) must be protected or named in ``keep``, else it is an error naming it; an
+index written into the file (``Unnamed: 0``, or a first column counting 0, 1, ...,
+n-1) is kept, not used as a quasi-identifier. The result reports which columns were
 protected, kept and passed through unchanged.
 
 With ``strata=[...]`` each stratum is microaggregated on its own (no group crosses a

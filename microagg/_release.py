@@ -69,6 +69,10 @@ _PLAIN_DIGITS = str.maketrans({
     "\uff0b": "+", "\uff0e": ".", "\uff0c": ","})
 #: Text that is a written list, tuple or mapping holding a number (nested numbers as text).
 LISTED = r"^\s*[\[({].*\d.*[\])}]\s*$"
+#: A number followed by a unit of measurement (``170 cm``, ``75kg``, ``12 km/h``, ``21 °C``,
+#: ``3 years``, ``5B``): one word of letters, possibly per another, or a degree sign.
+WITH_UNIT = (r"^\s*[+-]?\d[\d,.'\s]*(?:°\s?[^\W\d_]?|[^\W\d_]{1,12}(?:/[^\W\d_]{1,6}|[²³])?\.?)"
+             r"\s*$")
 #: Text that is a date or a time of day: ISO 8601 (1980-03-01, 1980-03-01T12:30:00Z) or
 #: day, month and year with slashes or dots (01/03/1980, 1.3.80).
 DATED = (r"^\s*(\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.]\d{1,2}[/.]\d{2,4})"
@@ -96,7 +100,8 @@ class ColumnProfile:
     structs or maps holding numbers), ``"complex"``, ``"empty"`` (no value yet) or
     ``"text"``.
     ``numbers``: rows holding a number (after removing thousands separators, currency
-    and percent signs); ``number_rows``: the first of them (0-based data rows);
+    and percent signs, or with a unit: :func:`numeric_text`); ``number_rows``: the first
+    of them (0-based data rows);
     ``samples``: the first values that are not plain numbers; ``dates``: rows of text
     that are dates (:data:`DATED`). ``first``, ``last`` and ``steps`` tell whether the
     column counts 0, 1, ..., n-1.
@@ -229,8 +234,9 @@ def numeric_text(text: pd.Series, decimal: str = ".") -> tuple[np.ndarray, np.nd
     """For a column of text: which values are plain numbers (with the decimal mark
     ``decimal``), and which hold a number otherwise written: one once it is
     :func:`undecorated` (``$1,200``, ``CHF 12``, ``12’000``, ``−5``), with points between
-    its thousands (``1.234.567``), or a written list or mapping of numbers (``"[1.5, 2]"``).
-    A date (:data:`DATED`: ``01.03.1980``) is no number, whatever the decimal mark."""
+    its thousands (``1.234.567``), followed by a unit (:data:`WITH_UNIT`: ``170 cm``), or
+    a written list or mapping of numbers (``"[1.5, 2]"``). A date (:data:`DATED`:
+    ``01.03.1980``) is no number, whatever the decimal mark."""
     written = text
     text = _with_point(text, decimal)
     plain = ~np.isnan(text_to_numbers(text))
@@ -242,6 +248,7 @@ def numeric_text(text: pd.Series, decimal: str = ".") -> tuple[np.ndarray, np.nd
         cleaned = undecorated(odd)
         found = ~np.isnan(text_to_numbers(cleaned))
         found |= cleaned.str.match(DOT_THOUSANDS).to_numpy(dtype=bool)
+        found |= odd.str.match(WITH_UNIT).to_numpy(dtype=bool)  # "170 cm": a measurement
         found &= ~written.iloc[rest].str.match(DATED).to_numpy(dtype=bool)
         found |= odd.str.match(LISTED).to_numpy(dtype=bool)  # "[1.5, 2]", "{'a': 3}"
         numbers[rest] = found
@@ -595,7 +602,7 @@ _FIXES = {
     "number": "protect them (columns=[...], --columns)",
     "text": "protect them (columns=[...], --columns; declare their missing-value text, e.g. "
             "--na refused), or convert them first, e.g. pd.to_numeric after removing ',' and "
-            "'$'",
+            "'$' (or a unit, as in '170 cm')",
     "timedelta": "convert them to numbers first (e.g. df[c].dt.total_seconds()) and protect "
                  "those",
     "nested": "put each number in a column of its own and protect those",

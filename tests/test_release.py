@@ -170,6 +170,9 @@ WRITTEN_OTHERWISE = {
     "dot thousands": "1.234.567", "Swiss apostrophe": "12\u2019000", "minus sign": "\u22125",
     "rupee sign": "\u20b91,200", "currency code": "CHF 12", "code after": "12 EUR",
     "krona": "50 kr", "full-width digits": "\uff11\uff12", "Arabic-Indic digits": "\u0663",
+    # a number with its unit of measurement (issue: passed through raw as text)
+    "unit": "170 cm", "unit attached": "75kg", "unit per unit": "12 km/h", "degrees": "21 \u00b0C",
+    "word unit": "3 years", "unit with a decimal comma": "1,5 kg",
 }
 
 
@@ -184,8 +187,9 @@ def test_numbers_written_otherwise_are_refused_in_every_path(tmp_path, capsys, n
     value = WRITTEN_OTHERWISE[name]
     df = _numbers(30).assign(z=[value if i % 2 else f"t{i}" for i in range(30)])
     match = r"'z' \(e\.g\. '.*'\) holds numbers stored as text in 15 of 30 rows"
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(ValueError, match=match) as refused:
         ma.microaggregate(df, 3)
+    assert "(or a unit, as in '170 cm')" in str(refused.value)  # the fix for every kind
     with pytest.raises(ValueError, match=match):
         microagg.dask.microaggregate(dd.from_pandas(df, npartitions=3), 3, strata="s")
     src = tmp_path / "in.csv"
@@ -197,7 +201,8 @@ def test_numbers_written_otherwise_are_refused_in_every_path(tmp_path, capsys, n
 
 
 @pytest.mark.parametrize("value", ["192.168.1.1", "01.03.1980", "A12", "USA", "x,y 0",
-                                   "FR 12", "1.2.3"])
+                                   "FR 12", "1.2.3", "12 Main St", "ID 123", "10:30 am",
+                                   "about 5 km"])
 def test_text_with_digits_that_is_no_number_is_passed(value):
     df = _numbers(30).assign(z=value)
     _, info = ma.microaggregate(df, 3, return_info=True)
@@ -367,8 +372,10 @@ def test_numbers_in_text_are_read_as_the_definition_reads_them(values, dtype):
     they skip the (slow) removal for values that already read as numbers. That shortcut
     must change nothing: the definition, applied to every value, gives the same answers."""
     from microagg._release import (
+        DATED,
         DOT_THOUSANDS,
         LISTED,
+        WITH_UNIT,
         decorated_numbers,
         numeric_text,
         undecorated,
@@ -379,9 +386,13 @@ def test_numbers_in_text_are_read_as_the_definition_reads_them(values, dtype):
     plain = pd.to_numeric(text, errors="coerce").notna().to_numpy()
     listed = text.str.match(LISTED).to_numpy(dtype=bool)
     dotted = undecorated(text).str.match(DOT_THOUSANDS).to_numpy(dtype=bool)
+    dated = text.str.match(DATED).to_numpy(dtype=bool)
+    united = text.str.match(WITH_UNIT).to_numpy(dtype=bool) & ~dated  # "5 kr", "3e", "7x"
     got_plain, got_numbers = numeric_text(text)
     assert np.array_equal(got_plain, plain)
-    assert np.array_equal(got_numbers, cleaned.notna().to_numpy() | plain | listed | dotted)
+    cleaned_number = cleaned.notna().to_numpy() & ~dated
+    assert np.array_equal(got_numbers,
+                          cleaned_number | plain | listed | (dotted & ~dated) | united)
     assert np.array_equal(decorated_numbers(text), cleaned.to_numpy(dtype=float), equal_nan=True)
 
 

@@ -281,7 +281,7 @@ def engine_timings(sizes: Iterable[int], *, p: int = 10, k: int = 3,
     Each (n, engine) runs on ``standard_normal((n, p))`` data (fixed seed) up to
     ``repeats`` times, but no more once its runs have used ``budget`` CPU seconds, and
     the least time is reported: on a shared machine the other runs measure the neighbours
-    as well (the advice of :mod:`timeit`). Quick cases thus get every repeat, and the
+    as well (the advice of ``timeit``). Quick cases thus get every repeat, and the
     costly ones a single run. The quadratic loop engine is skipped above ``loops_max``
     records. ``same`` says whether the engine's labels equal the first engine's at that
     size (``None`` if not compared).

@@ -12,8 +12,8 @@ Book: :ref:`chap-vmdav`, :ref:`chap-genetic`.
 
 from __future__ import annotations
 
+import functools
 import inspect
-import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -26,6 +26,7 @@ from ._ga_kernels import ga_core, repair
 from ._genetic import ga_partition
 from ._methods import MDAV_FAMILY, get_method
 from ._optimal import optimal_partition
+from ._timing import least_time
 from ._univariate import shortest_path
 from ._validate import as_labels, as_matrix, check_k
 from .reproductions import paper_params
@@ -166,7 +167,7 @@ def gamma_sweep(X: np.ndarray, k: int, gammas: Iterable[float], *, method: str =
 
 def timings(*, names: Iterable[str] = ("census", "tarragona", "eia"),
             ks: Iterable[int] = (3, 10), repeat: int = 3) -> pd.DataFrame:
-    """Wall-clock time of the four heuristics (best of ``repeat``), measured now.
+    """CPU time of the four heuristics (the least of ``repeat`` runs), measured now.
 
     Book: :ref:`chap-vmdav`.
 
@@ -190,12 +191,9 @@ def timings(*, names: Iterable[str] = ("census", "tarragona", "eia"),
             f = get_method(method).function
             params = paper_params(method, name)
             for k in ks:
-                best = np.inf
-                for _ in range(repeat):
-                    t0 = time.perf_counter()
-                    labels = f(Z, k, **params)
-                    best = min(best, time.perf_counter() - t0)
-                rows.append((name, Z.shape[0], method, k, best, information_loss(Z, labels)))
+                t = least_time(functools.partial(f, Z, k, **params), repeat=repeat)
+                rows.append((name, Z.shape[0], method, k, t.seconds,
+                             information_loss(Z, t.result)))
     return pd.DataFrame(rows, columns=["dataset", "n", "method", "k", "seconds", "IL"])
 
 
@@ -274,15 +272,15 @@ def split_close_pairs(X: Any, macro: Any, radius: float) -> tuple[np.ndarray, np
 
 def engine_timings(sizes: Iterable[int], *, p: int = 10, k: int = 3,
                    engines: Iterable[str] = ("loops", "indexed"), method: str = "mdav",
-                   loops_max: int = 20_000, seed: int = 0, repeats: int = 1,
+                   loops_max: int = 20_000, seed: int = 0, repeat: int = 1,
                    budget: float = 1.0) -> pd.DataFrame:
     """Time an MDAV-family method on each engine over growing Gaussian data, measured now.
 
     Each (n, engine) runs on ``standard_normal((n, p))`` data (fixed seed) up to
-    ``repeats`` times, but no more once its runs have used ``budget`` CPU seconds, and
-    the least time is reported: on a shared machine the other runs measure the neighbours
-    as well (the advice of ``timeit``). Quick cases thus get every repeat, and the
-    costly ones a single run. The quadratic loop engine is skipped above ``loops_max``
+    ``repeat`` times, but no more once its runs have used ``budget`` CPU seconds, and
+    the least time is reported (``microagg._timing.least_time``): on a shared machine
+    the other runs measure the neighbours as well. Quick cases thus get every repeat,
+    and the costly ones a single run. The quadratic loop engine is skipped above ``loops_max``
     records. ``same`` says whether the engine's labels equal the first engine's at that
     size (``None`` if not compared).
 
@@ -299,8 +297,6 @@ def engine_timings(sizes: Iterable[int], *, p: int = 10, k: int = 3,
     >>> table[["n", "engine", "same"]].values.tolist()
     [[200, 'loops', None], [200, 'indexed', True]]
     """
-    if repeats < 1:
-        raise ValueError(f"repeats must be at least 1, got {repeats}")
     f = get_method(method).function
     rows = []
     for n in sizes:
@@ -309,12 +305,9 @@ def engine_timings(sizes: Iterable[int], *, p: int = 10, k: int = 3,
         for engine in engines:
             if engine == "loops" and n > loops_max:
                 continue
-            runs: list[float] = []
-            while not runs or (len(runs) < repeats and sum(runs) < budget):
-                t0 = time.process_time()
-                labels = f(X, k, engine=engine)
-                runs.append(time.process_time() - t0)
-            seconds = min(runs)
+            t = least_time(functools.partial(f, X, k, engine=engine), repeat=repeat,
+                           budget=budget)
+            seconds, labels = t.seconds, t.result
             same = None if first is None else bool(np.array_equal(first, labels))
             first = labels if first is None else first
             rows.append({"n": int(n), "engine": engine, "seconds": seconds, "same": same})

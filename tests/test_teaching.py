@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import microagg as ma
-from microagg import datasets, teaching
+from microagg import _timing, datasets, teaching
 
 
 @pytest.mark.parametrize("gamma", [0.0, 0.2, 1.1, 3.0])
@@ -40,35 +40,20 @@ def test_kernel_source_is_plain_python():
         teaching.kernel_source("nope")
 
 
-class _Clock:
-    """A CPU clock whose runs take the given seconds in turn (each run reads it twice)."""
+def test_engine_timings_times_each_engine_through_least_time(monkeypatch):
+    calls = []
 
-    def __init__(self, durations):
-        self.durations, self.now, self.reads = list(durations), 0.0, 0
+    def fake(run, *, repeat, budget):
+        calls.append((repeat, budget))
+        return _timing.Timing(0.25, repeat, run())
 
-    def __call__(self):
-        if self.reads % 2:  # the end of a run
-            self.now += self.durations[(self.reads // 2) % len(self.durations)]
-        self.reads += 1
-        return self.now
-
-
-@pytest.mark.parametrize(("durations", "repeats", "budget", "runs", "seconds"), [
-    ([0.3, 0.1, 0.2], 5, 1.0, 5, 0.1),  # quick: every repeat, the least reported
-    ([0.6, 0.5], 5, 1.0, 2, 0.5),  # the budget is spent after two runs
-    ([2.0, 0.1], 5, 1.0, 1, 2.0),  # costly: one run
-    ([0.3, 0.1], 1, 1.0, 1, 0.3),  # the default: one run
-])
-def test_engine_timings_reports_the_least_of_its_runs(monkeypatch, durations, repeats,
-                                                      budget, runs, seconds):
-    clock = _Clock(durations)
-    monkeypatch.setattr(teaching.time, "process_time", clock)
-    table = teaching.engine_timings([60], engines=("loops",), repeats=repeats,
-                                    budget=budget)
-    assert clock.reads == 2 * runs
-    assert table["seconds"].tolist() == [pytest.approx(seconds)]
+    monkeypatch.setattr(teaching, "least_time", fake)
+    table = teaching.engine_timings([60], engines=("loops", "indexed"), repeat=4, budget=2.0)
+    assert calls == [(4, 2.0), (4, 2.0)]
+    assert table["seconds"].tolist() == [0.25, 0.25]
+    assert table["same"].tolist() == [None, True]  # the labels are the runs' own
 
 
 def test_engine_timings_refuses_no_runs():
-    with pytest.raises(ValueError, match="repeats must be at least 1, got 0"):
-        teaching.engine_timings([60], repeats=0)
+    with pytest.raises(ValueError, match="repeat must be a whole number of at least 1, got 0"):
+        teaching.engine_timings([60], repeat=0)

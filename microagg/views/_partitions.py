@@ -5,7 +5,7 @@ Book: :ref:`chap-foundations`.
 
 from __future__ import annotations
 
-import time
+import functools
 from typing import Any
 
 import numpy as np
@@ -20,6 +20,7 @@ from .._optimal import (
     optimal_univariate,
     univariate_graph,
 )
+from .._timing import least_time
 from ._explorer import explorer
 from ._plotting import (
     cvd_safe,
@@ -179,9 +180,9 @@ def univariate_timings(sizes: Any, *, ks: Any = (3, 10, 100),
                        seed: int = 0) -> pd.DataFrame:
     """Measured run time of :func:`microagg.optimal_univariate`, each pass, each n and k.
 
-    Standard normal data (``seed``), the same array for every pass; best wall-clock
-    time of ``repeat`` runs, after one warm-up call per pass (numba loads or compiles
-    its kernels outside the timings). Sorting is included.
+    Standard normal data (``seed``), the same array for every pass; the least CPU time
+    of ``repeat`` runs, after one warm-up call per pass (numba loads or compiles its
+    kernels outside the timings). Sorting is included.
 
     Book: :ref:`sec-foundations-linear`.
 
@@ -205,8 +206,6 @@ def univariate_timings(sizes: Any, *, ks: Any = (3, 10, 100),
     if unknown:
         raise ValueError(f"unknown algorithm(s) {unknown}; choose from "
                          f"{list(UNIVARIATE_ALGORITHMS)}")
-    if int(repeat) < 1:
-        raise ValueError(f"repeat must be at least 1, got {repeat}")
     rng = np.random.default_rng(seed)
     warm = rng.standard_normal(500)
     rows = []
@@ -215,13 +214,10 @@ def univariate_timings(sizes: Any, *, ks: Any = (3, 10, 100),
         for k in ks:
             for algorithm in algorithms:
                 optimal_univariate(warm, min(int(k), warm.size), algorithm=algorithm)
-                best = np.inf
-                for _ in range(int(repeat)):
-                    t0 = time.perf_counter()
-                    labels = optimal_univariate(x, k, algorithm=algorithm)
-                    best = min(best, time.perf_counter() - t0)
+                t = least_time(functools.partial(optimal_univariate, x, k,
+                                                 algorithm=algorithm), repeat=repeat)
                 rows.append({"n": int(n), "k": int(k), "algorithm": algorithm,
-                             "seconds": best, "SSE": sse(x.reshape(-1, 1), labels)})
+                             "seconds": t.seconds, "SSE": sse(x.reshape(-1, 1), t.result)})
     return pd.DataFrame(rows)
 
 

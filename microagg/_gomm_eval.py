@@ -42,7 +42,6 @@ import hashlib
 import itertools
 import math
 import os
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -573,7 +572,6 @@ class Evaluator:
         self.parts: dict[tuple[int, ...], tuple[float, int]] = {}
         self.arena = _Arena(self.n)
         self.zscale = 1.0 + float(np.abs(Z).sum(axis=1).max()) if Z.size else 1.0
-        self.dld_time = 0.0
 
     def _id_count(self, cols: tuple[int, ...], entry: _GroupEntry) -> int:
         c = self.id_counts.get(cols)
@@ -649,7 +647,6 @@ class Evaluator:
             part = self._part(cols, canon)
             sse += part[0]
             idc += part[1]
-        t0 = time.perf_counter()
         if HAVE_NUMBA:
             slots = self._slots(canon)
             gptr = np.zeros(len(canon) + 1, np.int64)
@@ -662,7 +659,6 @@ class Evaluator:
             released = [self._released(cols, self.groups.get(cols)) for cols in canon]
             dld = dld_grouped(self.Z, canon, [r.labels for r in released],
                               [r.values for r in released])
-        self.dld_time += time.perf_counter() - t0
         result = ScoreBreakdown(il=100.0 * sse / self.sst, id=100.0 * idc / (self.n * self.p),
                                 dld=dld)
         self.scores[canon] = result

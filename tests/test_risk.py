@@ -252,3 +252,54 @@ def test_bad_input():
         score(X, [["a", "b"]] * 4)
     with pytest.raises(ValueError, match="SST"):
         score_breakdown(np.ones((3, 2)), np.ones((3, 2)))
+
+
+# --------------------------------------------------------------------------------------
+# GOMM's assembled release: the rows' projections (both widths) and DLD with p >= AXES
+# --------------------------------------------------------------------------------------
+
+def _arena_with(projections: list[np.ndarray]) -> _risk_kernels.Released:
+    """A ``Released`` arena holding only the projections of the given slots (the fields
+    ``_row_projections`` reads); the rest are empty."""
+    at = np.cumsum([0] + [p.size for p in projections])[:-1].astype(np.int64)
+    empty_i, empty_f = np.zeros(0, np.int64), np.zeros(0)
+    return _risk_kernels.Released(
+        np.zeros((len(projections), 0), np.int32), empty_i, empty_i, empty_i, empty_i,
+        empty_f, empty_i, np.concatenate([p.ravel() for p in projections]), at,
+        np.array([len(p) for p in projections], np.int64), empty_f)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 8), st.integers(1, 6), st.integers(1, 30), st.integers(0, 2**32 - 1))
+def test_row_projections_sum_the_groups_in_order(r, G, m, seed):
+    """Each row's projections are its value classes' projections summed over the groups in
+    their order: the same bits at the usual width (``AXES``: running sums in registers) as
+    at any other, compiled and as plain Python."""
+    rng = np.random.default_rng(seed)
+    classes = rng.integers(1, 6, size=G)
+    projections = [rng.normal(size=(c, r)) * 10.0 ** rng.integers(-3, 4) for c in classes]
+    slots = rng.permutation(G).astype(np.int64)  # the grouping's order is not the arena's
+    V = np.stack([rng.integers(0, classes[s], size=m) for s in slots], axis=1)
+    want = np.zeros((m, r))
+    for g, s in enumerate(slots):
+        want += projections[s][V[:, g]]
+    arena = _arena_with(projections)
+    for f in (_risk_kernels._row_projections, _risk_kernels._row_projections.py_func):
+        got = f(arena, slots, V, r)
+        assert got.tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("p", [_risk_kernels.AXES - 1, _risk_kernels.AXES, 12])
+def test_grouped_dld_with_as_many_attributes_as_axes_or_more(p):
+    """GOMM's scorer (its DLD assembled from the groups' parts) against the DLD of the
+    release, on data with fewer attributes than axes, as many, and more (duplicated records
+    included)."""
+    rng = np.random.default_rng(p)
+    X = rng.normal(size=(70, p))
+    X[10:14] = X[0]
+    for grouping in ([list(range(p))], [[c] for c in range(p)],
+                     [list(range(0, p, 2)), list(range(1, p, 2))]):
+        for k in (3, 7):
+            got = microagg.score_grouping(X, grouping, k).dld
+            want = score_breakdown(X, microagg.multivariate(X, grouping, k)).dld
+            assert got == pytest.approx(want, abs=1e-9), (grouping, k)

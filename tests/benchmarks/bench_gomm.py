@@ -6,6 +6,7 @@ Run as a script (not collected by pytest)::
     .venv/bin/python tests/benchmarks/bench_gomm.py --quick  # kernels only
     .venv/bin/python tests/benchmarks/bench_gomm.py --rivals  # the rival search, 7ee98b8 vs this
     .venv/bin/python tests/benchmarks/bench_gomm.py --against c1d8519  # old code vs this
+    .venv/bin/python tests/benchmarks/bench_gomm.py --against HEAD --rounds 3  # best of 3
 
 ``--against REV`` checks out ``REV`` (default: :data:`BEFORE_FAST_PATH`, the code
 before issue 25's fast scorer) in a temporary git worktree, runs the same
@@ -177,14 +178,26 @@ _RUN_ONE = """
 import json, sys, time
 import numpy as np
 import microagg
+from microagg import _gomm_eval
 X = np.load(sys.argv[1])
 k = int(sys.argv[2])
+in_dld = [0.0]
+if hasattr(_gomm_eval, "dld_assembled"):  # the DLD kernel's own share (code since c1d8519)
+    kernel = _gomm_eval.dld_assembled
+    def timed(*args):
+        c = time.process_time()
+        out = kernel(*args)
+        in_dld[0] += time.process_time() - c
+        return out
+    _gomm_eval.dld_assembled = timed
 microagg.gomm(X, k, population=4, generations=1, progress=False)  # compile first
+in_dld[0] = 0.0
 c = time.process_time()
 r = microagg.gomm(X, k, seed=0, progress=False, shared_cache=False)
 cpu = time.process_time() - c
-print(json.dumps({"cpu": cpu, "groups": r.groups, "il": r.il, "id": r.id, "dld": r.dld,
-                  "score": r.score, "population_scores": r.population_scores.tolist(),
+print(json.dumps({"cpu": cpu, "dld_cpu": in_dld[0], "groups": r.groups, "il": r.il,
+                  "id": r.id, "dld": r.dld, "score": r.score,
+                  "population_scores": r.population_scores.tolist(),
                   "best": r.history["best"].tolist(), "evaluations": r.evaluations}))
 """
 
@@ -197,21 +210,30 @@ def _run_in(root: Path, data: Path, k: int) -> dict:
 def bench_against(rev: str, rounds: int = 1) -> None:
     """Old (``rev``) against this checkout, in turn, on the runs of :data:`AGAINST_RUNS`."""
     print(f"One GOMM run at the paper's settings (seed 0, empty cache): {rev} against this "
-          "checkout, CPU seconds (best of the rounds)")
-    print(f"{'data':16s} {'k':>4s} {'old s':>8s} {'new s':>8s} {'ratio':>6s}  identical")
+          "checkout, CPU seconds (best of the rounds); of which in the DLD kernel "
+          "(dld_assembled, where both have it)")
+    print(f"{'data':16s} {'k':>4s} {'old s':>8s} {'new s':>8s} {'ratio':>6s}  "
+          f"{'old DLD':>8s} {'new DLD':>8s} {'ratio':>6s}  identical")
     with old_checkout(rev) as base:
         total_old = total_new = 0.0
         for name, k in AGAINST_RUNS:
             data = base.parent / f"{name}.npy"
             np.save(data, gomm_data(name).to_numpy())
-            old = [_run_in(base, data, k) for _ in range(rounds)]
-            new = [_run_in(HERE, data, k) for _ in range(rounds)]
+            pairs = [(_run_in(base, data, k), _run_in(HERE, data, k)) for _ in range(rounds)]
+            old = [a for a, _ in pairs]  # (in turn, so that both meet the same neighbours)
+            new = [b for _, b in pairs]
             t_old = min(r["cpu"] for r in old)
             t_new = min(r["cpu"] for r in new)
             total_old += t_old
             total_new += t_new
-            same = all({**a, "cpu": 0} == {**new[0], "cpu": 0} for a in old + new)
-            print(f"{name:16s} {k:4d} {t_old:8.2f} {t_new:8.2f} {t_old / t_new:5.2f}x  {same}")
+            d_old = min(r["dld_cpu"] for r in old)
+            d_new = min(r["dld_cpu"] for r in new)
+            same = all({**a, "cpu": 0, "dld_cpu": 0} == {**new[0], "cpu": 0, "dld_cpu": 0}
+                       for a in old + new)
+            dld = (f"{d_old:8.2f} {d_new:8.2f} {d_old / d_new:5.2f}x" if d_old and d_new
+                   else f"{'':8s} {d_new:8.2f} {'':6s}")
+            print(f"{name:16s} {k:4d} {t_old:8.2f} {t_new:8.2f} {t_old / t_new:5.2f}x  "
+                  f"{dld}  {same}")
             assert same, f"{name} k={k}: the runs differ"
         print(f"{'all':21s} {total_old:8.2f} {total_new:8.2f} {total_old / total_new:5.2f}x")
 
@@ -223,7 +245,10 @@ if __name__ == "__main__":
         sys.exit()
     if "--against" in sys.argv:
         at = sys.argv.index("--against") + 1
-        bench_against(sys.argv[at] if at < len(sys.argv) else BEFORE_FAST_PATH)
+        rev = sys.argv[at] if at < len(sys.argv) and not sys.argv[at].startswith("--") \
+            else BEFORE_FAST_PATH
+        rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 1
+        bench_against(rev, rounds)
         sys.exit()
     microagg.gomm(gomm_data("census"), 25, population=4, generations=1, progress=False)  # JIT
     bench_kernels()

@@ -654,7 +654,7 @@ class Evaluator:
             linked = dld_assembled(self.Z, self.Pz, self.zscale, self.arena.store, slots,
                                    np.fromiter(itertools.chain.from_iterable(canon), np.int64,
                                                self.p), gptr)
-            dld = 100.0 * math.fsum(linked) / self.n
+            dld = 100.0 * math.fsum(linked.tolist()) / self.n  # (floats: faster to sum)
         else:
             released = [self._released(cols, self.groups.get(cols)) for cols in canon]
             dld = dld_grouped(self.Z, canon, [r.labels for r in released],

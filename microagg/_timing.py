@@ -35,7 +35,7 @@ def least_time(run: Callable[[], Any], *, repeat: int = 1,
     Raises
     ------
     ValueError
-        If ``repeat`` is not a whole number of at least 1, or ``budget`` is negative.
+        If ``repeat`` is not a whole number of at least 1, or ``budget`` is negative or NaN.
 
     Examples
     --------

@@ -52,10 +52,9 @@ import pandas as pd
 
 from . import _defaults
 from ._core import standardize as _standardize
-from ._gomm_kernels import GroupParts, cluster_means, group_parts
+from ._gomm_kernels import GroupParts, cluster_means, group_parts, mdav_means
 from ._jit import HAVE_NUMBA
 from ._mdav import mdav
-from ._mdav.columns import mdav_columns
 from ._mdav.dispatch import auto_picks_indexed
 from ._methods import method_function
 from ._risk import ScoreBreakdown
@@ -141,11 +140,12 @@ class _GroupCache:
         self.key = key
         self.entries: OrderedDict[tuple[int, ...], _GroupEntry] = OrderedDict()
         self.n_computed = 0
-        # MDAV with numba: call its loops directly (ZT: the columns as rows)
-        direct = HAVE_NUMBA and fn is mdav and Z.size > 0
-        self.ZT = np.ascontiguousarray(Z.T) if direct else None
-        self.top = np.maximum(Z.max(axis=0), -Z.min(axis=0)).tolist() if direct else []
-        self.nbytes = Z.nbytes + (self.ZT.nbytes if self.ZT is not None else 0)
+        # MDAV with numba: one compiled call runs its loops and the centroids (mdav_means)
+        self.direct = HAVE_NUMBA and fn is mdav and Z.size > 0
+        self.top = np.maximum(Z.max(axis=0), -Z.min(axis=0)).tolist() if self.direct else []
+        # every column's largest value in the range mdav leaves unscaled: so is any group's
+        self.unscaled = all(not t or abs(math.frexp(t)[1]) <= SAFE_EXPONENT for t in self.top)
+        self.nbytes = Z.nbytes
 
     def drop_oldest(self) -> int:
         """Forget the least recently used group; return the bytes freed."""
@@ -153,31 +153,36 @@ class _GroupCache:
         self.nbytes -= entry.nbytes
         return entry.nbytes
 
-    def get(self, cols: tuple[int, ...]) -> _GroupEntry:
+    def get(self, cols: tuple[int, ...], sub: np.ndarray | None = None) -> _GroupEntry:
+        """The group's entry, computed if not held; ``sub``, if given, is the group's data
+        ``Z[:, cols]`` (C-contiguous), which the caller has already gathered."""
         entry = self.entries.get(cols)
         if entry is not None:
             self.entries.move_to_end(cols)
         else:
-            sub = np.ascontiguousarray(self.Z[:, list(cols)])
-            labels = self._labels(cols, sub)
-            s = int(labels.max()) + 1
-            if HAVE_NUMBA:
-                centroids, diff = cluster_means(sub, labels, s)
+            if sub is None:
+                sub = np.ascontiguousarray(self.Z[:, list(cols)])
+            if self.direct and self._runs_loops(cols):
+                # what microagg.mdav(sub, k) runs, without its checks (the data are checked)
+                labels, centroids, diff = mdav_means(sub, self.k, sub.sum(axis=0))
             else:
-                centroids = _group_means(sub, labels, s)
-                diff = sub - centroids[labels]
-            entry = _GroupEntry(labels, centroids, float(np.einsum("ij,ij->", diff, diff)), s)
+                labels = self._labels(sub)
+                s = int(labels.max()) + 1
+                if HAVE_NUMBA:
+                    centroids, diff = cluster_means(sub, labels, s)
+                else:
+                    centroids = _group_means(sub, labels, s)
+                    diff = sub - centroids[labels]
+            entry = _GroupEntry(labels, centroids, float(np.einsum("ij,ij->", diff, diff)),
+                                centroids.shape[0])
             self.entries[cols] = entry
             self.nbytes += entry.nbytes
             self.n_computed += 1
             _trim(self)
         return entry
 
-    def _labels(self, cols: tuple[int, ...], sub: np.ndarray) -> np.ndarray:
-        """The partition of the group's records, labels ``0..s-1`` all used."""
-        if self.ZT is not None and self._runs_loops(cols):
-            # what microagg.mdav(sub, k) runs, without its checks (the data are checked)
-            return mdav_columns(self.ZT[list(cols)], self.k, sub.sum(axis=0))
+    def _labels(self, sub: np.ndarray) -> np.ndarray:
+        """The partition of the group's records by the method, labels ``0..s-1`` all used."""
         raw = np.asarray(self.fn(sub, self.k))
         if raw.size and raw.min() == 0 and np.bincount(raw).all():
             return raw.astype(np.int64)  # already 0..s-1, all used (MDAV)
@@ -185,11 +190,11 @@ class _GroupCache:
 
     def _runs_loops(self, cols: tuple[int, ...]) -> bool:
         """Whether ``microagg.mdav`` runs the compiled loops on these columns unscaled."""
-        w = len(cols)
-        top = max(self.top[c] for c in cols)
-        if top and abs(math.frexp(top)[1]) > SAFE_EXPONENT:
-            return False  # mdav would rescale the group first
-        return not auto_picks_indexed("mdav", self.Z.shape[0], w)
+        if not self.unscaled:
+            top = max(self.top[c] for c in cols)
+            if top and abs(math.frexp(top)[1]) > SAFE_EXPONENT:
+                return False  # mdav would rescale the group first
+        return not auto_picks_indexed("mdav", self.Z.shape[0], len(cols))
 
 
 _REGISTRY: OrderedDict[tuple[Any, ...], _GroupCache] = OrderedDict()
@@ -601,23 +606,28 @@ class Evaluator:
                 self.released_bytes -= old.labels.nbytes + old.values.nbytes
         return r
 
-    def _group_parts(self, cols: tuple[int, ...], entry: _GroupEntry) -> GroupParts:
+    def _group_parts(self, cols: tuple[int, ...], entry: _GroupEntry,
+                     sub: np.ndarray | None = None) -> GroupParts:
+        """The group's parts (``sub``: its data ``Z[:, cols]``, if already gathered)."""
         at = list(cols)
-        return GroupParts(*group_parts(np.ascontiguousarray(self.Z[:, at]), entry.labels,
-                                       entry.centroids, self.margin, self.width,
-                                       np.ascontiguousarray(self.axes[at])))
+        if sub is None:
+            sub = np.ascontiguousarray(self.Z[:, at])
+        return GroupParts(*group_parts(sub, entry.labels, entry.centroids, self.margin,
+                                       self.width, np.ascontiguousarray(self.axes[at])))
 
     def _part(self, cols: tuple[int, ...], canon: Grouping) -> tuple[float, int]:
         """An attribute group's SSE and interval count; with numba its parts go into the
         arena (keeping those of ``canon``, the grouping being scored)."""
         part = self.parts.get(cols)
         if part is None:
-            entry = self.groups.get(cols)
             if HAVE_NUMBA:
-                got = self._group_parts(cols, entry)
+                sub = np.ascontiguousarray(self.Z[:, list(cols)])  # gathered once for both
+                entry = self.groups.get(cols, sub)
+                got = self._group_parts(cols, entry, sub)
                 self.arena.add(cols, got, canon)
                 part = (entry.sse, int(got.id_count))
             else:
+                entry = self.groups.get(cols)
                 part = (entry.sse, self._id_count(cols, entry))
             self.parts[cols] = part
         return part

@@ -27,9 +27,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ._jit import njit
+from ._mdav.columns import mdav_columns
 from ._risk_kernels import RIVAL_PAIRS_PER_RECORD, rival_clusters
 
-__all__ = ["cluster_means", "group_parts", "GroupParts"]
+__all__ = ["cluster_means", "mdav_means", "group_parts", "GroupParts"]
 
 
 @njit
@@ -55,6 +56,30 @@ def cluster_means(sub: np.ndarray, labels: np.ndarray, s: int) -> tuple[np.ndarr
         for c in range(w):
             diff[i, c] = sub[i, c] - means[labels[i], c]
     return means, diff
+
+
+@njit
+def mdav_means(sub: np.ndarray, k: int, total: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """MDAV's labels of the rows of ``sub`` (``(n, w)``), then :func:`cluster_means` of them:
+    ``(labels, centroids, differences)``, in one call.
+
+    The labels are those :func:`microagg.mdav` finds with the compiled loops
+    (:func:`~microagg._mdav.columns.mdav_columns` on the columns as rows), ``0..s-1``, all
+    used; ``total`` is ``sub.sum(axis=0)`` as numpy sums it (the running total MDAV starts
+    from; it is overwritten).
+    """
+    n, w = sub.shape
+    W = np.empty((w, n))
+    for i in range(n):
+        for c in range(w):
+            W[c, i] = sub[i, c]
+    labels = mdav_columns(W, k, total)
+    s = 0
+    for i in range(n):
+        s = max(s, labels[i] + 1)
+    centroids, diff = cluster_means(sub, labels, s)
+    return labels, centroids, diff
 
 
 class GroupParts(NamedTuple):

@@ -35,7 +35,7 @@ def _held_recounted():
     """Bytes the registry holds, counted from its arrays (not from its own tally)."""
     total = 0
     for cache in _gomm_eval._REGISTRY.values():
-        total += cache.Z.nbytes + (cache.ZT.nbytes if cache.ZT is not None else 0)
+        total += cache.Z.nbytes
         total += sum(e.labels.nbytes + e.centroids.nbytes for e in cache.entries.values())
     return total
 

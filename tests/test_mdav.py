@@ -180,6 +180,31 @@ def test_loops_run_uncompiled_with_the_same_answers(name):
                               _loops_engine(name, X, k, **PARAMS[name]))
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2 * _COLUMNS.INSERTION_SORT_MAX), st.integers(0, 2**32 - 1))
+def test_group_positions_are_sorted_compiled_and_plain(size, seed):
+    """MDAV's loops sort a group's positions (distinct) by insertion up to
+    INSERTION_SORT_MAX of them and with ndarray.sort beyond: ascending either way."""
+    a = np.random.default_rng(seed).permutation(4 * size + 1)[:size].astype(np.int64)
+    for sort in (_COLUMNS._sort_positions, _uncompiled(_COLUMNS._sort_positions)):
+        b = a.copy()
+        sort(b)
+        assert np.array_equal(b, np.sort(a))
+
+
+def test_mdav_loops_agree_with_numpy_for_groups_past_the_insertion_sort():
+    """Groups of more than INSERTION_SORT_MAX records (the other sort) leave the running
+    total in the same order as the numpy engine."""
+    rng = np.random.default_rng(13)
+    big = _COLUMNS.INSERTION_SORT_MAX + 1
+    for k in (big - 1, big, big + 7):
+        for _ in range(3):
+            X = _awkward_data(rng, int(rng.integers(3 * k, 8 * k)), int(rng.integers(1, 5)))
+            assert np.array_equal(_loops_engine("mdav", X, k), _numpy_engine("mdav", X, k))
+            assert np.array_equal(_loops_engine("mdav", X, k, python=True),
+                                  _numpy_engine("mdav", X, k))
+
+
 @pytest.mark.data
 @pytest.mark.parametrize("name", FAST)
 def test_engines_agree_on_the_paper_data(name):

@@ -90,6 +90,26 @@ def _first_max(d, done, width):  # type: ignore[no-untyped-def]
     return -1
 
 
+#: Up to this many positions a group's are sorted by insertion (numba's ``ndarray.sort``
+#: costs about 0.2 microseconds even on five numbers: a fifth of MDAV's time at ``k = 5``).
+INSERTION_SORT_MAX = 32
+
+
+@njit(inline="always")
+def _sort_positions(a):  # type: ignore[no-untyped-def]
+    """Sort the (distinct) positions ``a`` in place, ascending."""
+    if a.size > INSERTION_SORT_MAX:
+        a.sort()
+        return
+    for x in range(1, a.size):
+        v = a[x]
+        y = x - 1
+        while y >= 0 and a[y] > v:
+            a[y + 1] = a[y]
+            y -= 1
+        a[y + 1] = v
+
+
 class Columns(NamedTuple):
     """The state of :func:`mdav_columns`: the columns and what every step shares."""
 
@@ -132,7 +152,7 @@ def _take_group(st, width, r, k, g):  # type: ignore[no-untyped-def]
                 offer(heap_d, heap_a, count, size, x, b)
     group[0] = r
     members = group[:count + 1]
-    members.sort()  # input order, as the loops' running total loses them
+    _sort_positions(members)  # input order, as the loops' running total loses them
     for q in range(count + 1):
         labels[rows[members[q]]] = g
         done[members[q]] = True

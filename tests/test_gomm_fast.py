@@ -121,6 +121,10 @@ def test_group_kernels_equal_the_readable_definitions(case):
             cen, diff = means(sub, labels, s)
             assert np.array_equal(cen, _gomm_eval._group_means(sub, labels, s))
             assert np.array_equal(diff, sub - cen[labels])
+        for both in _compiled_and_plain(_gomm_kernels.mdav_means):  # MDAV, then the above
+            got_labels, got_cen, got_diff = both(sub, k, sub.sum(axis=0))
+            assert np.array_equal(got_labels, labels)
+            assert np.array_equal(got_cen, cen) and np.array_equal(got_diff, diff)
         for parts in _compiled_and_plain(_gomm_kernels.group_parts):
             got = _gomm_kernels.GroupParts(*parts(sub, labels, cen, margin, 0.1,
                                                    np.ascontiguousarray(axes[list(cols)])))

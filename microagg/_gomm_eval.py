@@ -66,7 +66,7 @@ from ._risk_kernels import (
     principal_axes,
     rival_margin,
 )
-from ._validate import SAFE_EXPONENT, as_matrix, check_k, scale_exponent
+from ._validate import as_matrix, check_k, scale_exponent
 
 __all__ = ["multivariate", "score_grouping", "k_anonymity_level", "gomm_cache_info",
            "gomm_cache_clear"]
@@ -142,9 +142,10 @@ class _GroupCache:
         self.n_computed = 0
         # MDAV with numba: one compiled call runs its loops and the centroids (mdav_means)
         self.direct = HAVE_NUMBA and fn is mdav and Z.size > 0
-        self.top = np.maximum(Z.max(axis=0), -Z.min(axis=0)).tolist() if self.direct else []
-        # every column's largest value in the range mdav leaves unscaled: so is any group's
-        self.unscaled = all(not t or abs(math.frexp(t)[1]) <= SAFE_EXPONENT for t in self.top)
+        # each column's largest absolute value; if mdav leaves every column unscaled, it
+        # leaves every group unscaled (a group's largest value is one of its columns')
+        self.top = np.maximum(Z.max(axis=0), -Z.min(axis=0)) if self.direct else np.zeros(0)
+        self.unscaled = not scale_exponent(self.top[None, :], axis=0).any()
         self.nbytes = Z.nbytes
 
     def drop_oldest(self) -> int:
@@ -190,10 +191,8 @@ class _GroupCache:
 
     def _runs_loops(self, cols: tuple[int, ...]) -> bool:
         """Whether ``microagg.mdav`` runs the compiled loops on these columns unscaled."""
-        if not self.unscaled:
-            top = max(self.top[c] for c in cols)
-            if top and abs(math.frexp(top)[1]) > SAFE_EXPONENT:
-                return False  # mdav would rescale the group first
+        if not self.unscaled and scale_exponent(self.top[list(cols)]):
+            return False  # mdav would rescale the group first (its exponent: its columns')
         return not auto_picks_indexed("mdav", self.Z.shape[0], len(cols))
 
 

@@ -103,6 +103,23 @@ def test_gomm_asks_the_same_question_as_mdav():
 
 
 @needs_numba
+def test_gomm_runs_the_loops_only_on_groups_mdav_leaves_unscaled():
+    """A group whose largest value mdav must rescale (beyond ``2**±SAFE_EXPONENT``) goes
+    through ``mdav`` itself; a tiny column beside an ordinary one does not make its group
+    rescaled, alone it does; the labels are mdav's either way."""
+    rng = np.random.default_rng(3)
+    Z = rng.normal(size=(40, 4)) * np.array([1.0, 1e-40, 1e200, 1.0])
+    cache = _GroupCache(Z, 3, "mdav", ma.mdav)
+    assert not cache.unscaled
+    expect = {(0,): True, (1,): False, (2,): False, (0, 1): True, (1, 2): False,
+              (0, 3): True, (0, 1, 3): True, (0, 2): False}
+    for cols, loops in expect.items():
+        assert cache._runs_loops(cols) == loops, cols
+        np.testing.assert_array_equal(cache.get(cols).labels, ma.mdav(Z[:, list(cols)], 3))
+    assert _GroupCache(Z[:, [0, 3]], 3, "mdav", ma.mdav).unscaled
+
+
+@needs_numba
 @pytest.mark.parametrize("name", MDAV_FAMILY)
 def test_auto_labels_equal_both_engines_on_each_side_of_the_switch(name):
     """At p = 2, just below and at the break-even size: auto's labels are both engines'."""

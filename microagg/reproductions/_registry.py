@@ -107,10 +107,11 @@ def _cache_file(entry: Entry, settings: dict[str, Any]) -> Path | None:
 
 
 #: The warning of a heavy entry (one with reduced settings) run at the papers' settings
-#: without numba: measured, a GOMM run 60 and a GA run 600 times slower in plain Python.
-_SLOW = ("{name} at the papers' settings takes hours instead of minutes without numba: its "
-         "loops run as plain Python, 60 to 600 times slower. For reduced settings set "
-         "MICROAGG_QUICK=1. Why numba is off: {status}")
+#: without numba: measured, a GOMM run 60 and a GA run 600 times slower in plain Python
+#: (GOMM's tables: hours; the genetic Table 2, 820 CPU seconds compiled: days).
+_SLOW = ("{name} at the papers' settings takes hours to days instead of minutes without "
+         "numba: its loops run as plain Python, 60 to 600 times slower. For reduced settings "
+         "set MICROAGG_QUICK=1. Why numba is off: {status}")
 
 
 def run_entry(entry: Entry, *, quick: bool | None = None, progress: bool = True
@@ -118,7 +119,7 @@ def run_entry(entry: Entry, *, quick: bool | None = None, progress: bool = True
     """Our numbers for ``entry`` as a tidy frame, with the settings that ran in ``.attrs``.
 
     A heavy entry (one with ``quick_settings``) run at the papers' settings without
-    numba warns first (:class:`RuntimeWarning`): it would take hours.
+    numba warns first (:class:`RuntimeWarning`): it would take hours or days.
 
     Within a book build the result is shared between pages through a cache folder
     (``MICROAGG_REPRODUCTION_CACHE``, set by the build), so a table shown in a chapter and

@@ -62,7 +62,8 @@ class ReleaseAudit:
         columns (0 without protected columns).
     notes : list of str
         What the audit decided by itself, as :func:`microagg.microaggregate` decides it: a
-        first column that is a row index (``Unnamed: 0``, or 0..n-1) is audited as kept.
+        first column that is a row index (0..n-1, or 1..n under an empty header) is audited
+        as kept.
 
     Examples
     --------

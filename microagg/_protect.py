@@ -11,9 +11,11 @@ columns' roles follow the release contract of :mod:`microagg._release`, decided 
 the whole table: a column that is numeric or looks numeric (numbers stored as text
 such as ``"1,000"``, ``"$5"`` or ``"170 cm"`` in any share of its rows, timedeltas, nested
 numbers) must be protected or named in ``keep``, else it is an error naming it; an
-index written into the file (``Unnamed: 0``, or a first column counting 0, 1, ...,
-n-1) is kept, not used as a quasi-identifier. The result reports which columns were
-protected, kept and passed through unchanged.
+index written into the file (a first column counting 0, 1, ..., n-1, or 1, ..., n
+under an empty header) is kept, not used as a quasi-identifier, and a first column
+under an empty header (``Unnamed: 0``) holding other numbers is an error asking
+whether to keep or protect it. The result reports which columns were protected, kept
+and passed through unchanged.
 
 With ``strata=[...]`` each stratum is microaggregated on its own (no group crosses a
 stratum); the strata logic, shared with the command line and :mod:`microagg.dask`,
@@ -130,7 +132,9 @@ def microaggregate(df: pd.DataFrame, k: int, *, method: str = "mdav", columns: A
     columns : column label or sequence of column labels, optional
         Columns to protect jointly (``"age"`` means that one column). Default:
         every numeric (non-boolean) column except strata, kept columns and a first
-        column that is a row index (``Unnamed: 0``, or ``0..n-1``; kept unchanged).
+        column that is a row index (``0..n-1``, or ``1..n`` under an empty header, as
+        ``Unnamed: 0``; kept unchanged). A first column ``Unnamed: 0`` holding other
+        numbers is an error: name it here or in ``keep``.
     standardize : bool, default True
         Build the partition on z-scores (population standard deviation), so that
         large units do not dominate; the released centroids are in original units.

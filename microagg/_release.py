@@ -11,8 +11,9 @@ memory and ``--strata`` streamed, :func:`microagg.dask.microaggregate`), decided
    are, and whether it counts 0, 1, ..., n-1 (a row index written into the file).
 2. :func:`decide_roles` gives each column a role: *protected* (named, or by default
    every numeric column), a *stratum*, *kept* (named in ``keep``: released exactly as
-   read), a *row index* (a first column ``Unnamed: 0`` or counting 0..n-1: kept, with
-   a note) or *passed through* (text that holds no number; dates, with a note). A column
+   read), a *row index* (a first column counting 0..n-1, or, with no header, 1..n: kept,
+   with a note; a first column with no header holding other numbers is asked about, an
+   error naming it) or *passed through* (text that holds no number; dates, with a note). A column
    that is numeric or looks numeric (numbers as text in any share of its rows,
    timedeltas, nested numbers) and has none of these roles is an error naming it, its
    first offending rows and the fix; passing such columns through needs the explicit
@@ -135,8 +136,13 @@ class ColumnProfile:
     @property
     def counts_rows(self) -> bool:
         """True if the column holds 0, 1, ..., n-1 (n > 1) in order."""
+        return self.counts_from(0)
+
+    def counts_from(self, start: int) -> bool:
+        """True if the column holds ``start``, ``start + 1``, ..., ``start + n - 1`` (n > 1)
+        in order."""
         return (self.kind == "number" and self.rows > 1 and self.missing == 0
-                and self.first == 0 and self.last == self.rows - 1 and self.steps)
+                and self.first == start and self.last == start + self.rows - 1 and self.steps)
 
 
 def _kind(col: pd.Series) -> str:
@@ -492,6 +498,9 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
         kept.append(index)
         rest.remove(index)
         notes.append(row_index_note(index))
+    elif (named is None and names and names[0] in rest and _blank_header(names[0])
+          and prof[names[0]].numeric_like):
+        raise _blank_first_column(names[0])  # not protected by default: asked
     if named is None:
         protect = [c for c in rest if prof[c].kind == "number"]
         if not protect:
@@ -528,23 +537,47 @@ def _dates_note(column: Any) -> str:
             f"it in keep to release it on purpose (keep=[...], --keep {column})")
 
 
+def _blank_header(name: Any) -> bool:
+    """Whether ``name`` is what a reader gives a column whose header cell is empty
+    (``Unnamed: 0`` for the first: pandas' ``read_csv``, :mod:`microagg._csv`)."""
+    return str(name).startswith("Unnamed: ")
+
+
 def row_index(names: Sequence[Any], prof: dict[Any, ColumnProfile], rest: list[Any]) -> Any:
-    """The first column if it is a row index (``Unnamed: 0``, or 0..n-1) among ``rest``
-    (the columns not yet given a role), else None: kept, not protected, unless named."""
+    """The first column if it is a row index among ``rest`` (the columns not yet given a
+    role), else None: kept, not protected, unless named.
+
+    A row index counts the rows, 0, 1, ..., n-1 in order; one with no header (what
+    pandas' ``to_csv`` and R's ``write.csv`` write) may also count 1, ..., n. A first
+    column with no header that holds anything else is not a row index:
+    :func:`decide_roles` asks about it (:func:`_blank_first_column`).
+    """
     if not names or names[0] not in rest:
         return None
     first = names[0]
     p = prof[first]
-    if str(first).startswith("Unnamed: 0") or p.counts_rows:
+    if p.counts_from(0) or (_blank_header(first) and p.counts_from(1)):
         return first
     return None
 
 
 def row_index_note(index: Any) -> str:
     """The note on a first column kept as a row index (:func:`row_index`)."""
-    how = "named by pandas" if str(index).startswith("Unnamed") else "0..n-1"
+    how = "with no header, counting the rows" if _blank_header(index) else "counting 0..n-1"
     return (f"{index!r} looks like a row index (the first column, {how}): kept unchanged, "
             "not protected; name it in columns to protect it")
+
+
+def _blank_first_column(column: Any) -> ValueError:
+    """The error for a first column with no header that holds numbers but does not count
+    the rows: a row index written after rows were dropped or reordered, or data whose
+    header was left empty; microagg cannot tell which, so it asks."""
+    return ValueError(
+        f"{column!r}, the first column, has no header and holds numbers that do not count "
+        "the rows (0, 1, ..., n-1 or 1, ..., n): microagg cannot tell a row index written "
+        "after rows were dropped or reordered from data whose header was left empty. Name "
+        f"it in keep to release it unchanged (keep=[{column!r}], --keep '{column}'), or "
+        "in columns to protect it, or drop it first")
 
 
 def nothing_to_protect(names: Sequence[Any], prof: dict[Any, ColumnProfile],

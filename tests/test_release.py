@@ -10,6 +10,7 @@ import io
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -599,6 +600,89 @@ def test_the_audit_keeps_a_row_index_as_microaggregate_does(tmp_path, capsys):
     assert run(["protect", src, "-k", "3", "-o", out], capsys)[0] == 0
     rc, _, err = run(["audit", src, out, "-k", "3"], capsys)
     assert rc == 0 and "kept Unnamed: 0" in err and "note: 'Unnamed: 0' looks like" in err
+
+
+# -- a first column under an empty header -----------------------------------------------------
+
+BLANK = "Unnamed: 0"  # what pandas (and microagg's CSV reader) call it
+
+
+def _blank_first(src: Path, first: Any, n: int = 60) -> pd.DataFrame:
+    """A CSV whose first header cell is empty, its column holding ``first``; the frame."""
+    df = _numbers(n).assign(s=lambda d: np.where(np.arange(n) < n // 2, "a", "b"))
+    df.insert(0, "", first)
+    df.to_csv(src, index=False)
+    return df
+
+
+@pytest.mark.parametrize("extra", [[], STRATA, [*STRATA, "--jobs", "2"]])
+def test_numbers_under_an_empty_first_header_are_asked_about_in_every_path(tmp_path, capsys,
+                                                                           extra):
+    """Found in review: a first column under an empty header was kept as a row index
+    whatever it held, so incomes whose header cell was left empty were released raw (exit
+    0, only a note). Only a column counting the rows is a row index now; other numbers
+    there are an error naming the column and the fix."""
+    src, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    income = np.random.default_rng(5).integers(20_000, 90_000, 60).astype(float)
+    df = _blank_first(src, income)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, *extra], capsys)
+    line = one_line_error(rc, err)
+    assert f"'{BLANK}'" in line and "no header" in line and f"--keep '{BLANK}'" in line, line
+    assert _leftovers(tmp_path, "in.csv") == []
+    # kept on purpose: exactly as read; protected on purpose: centroids
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, "--keep", BLANK, *extra], capsys)
+    assert rc == 0, err
+    assert sorted(pd.read_csv(out)[BLANK]) == sorted(df[""])
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, "--force", "--columns",
+                      f"{BLANK},x,y", *extra], capsys)
+    assert rc == 0, err
+    released = pd.read_csv(out)
+    assert released.groupby(BLANK).size().min() >= 3
+    assert not np.isin(released[BLANK], income).all()
+
+
+def test_numbers_under_an_empty_first_header_are_asked_about_by_the_api_and_dask(tmp_path):
+    """The same question from :func:`microagg.microaggregate` and :mod:`microagg.dask`,
+    and from the audit, which no longer sets such a column aside as kept."""
+    src = tmp_path / "in.csv"
+    income = np.random.default_rng(6).integers(20_000, 90_000, 60).astype(float)
+    _blank_first(src, income)
+    table = pd.read_csv(src)
+    with pytest.raises(ValueError, match=rf"'{BLANK}', the first column, has no header"):
+        ma.microaggregate(table, 3, strata="s")
+    out, info = ma.microaggregate(table, 3, strata="s", keep=[BLANK], return_info=True)
+    assert info.kept == [BLANK] and out[BLANK].equals(table[BLANK])
+    audit = ma.audit(table, table.assign(x=out["x"], y=out["y"]), 3, strata="s")
+    assert not audit.passed and BLANK not in audit.kept
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    import microagg.dask
+
+    with dask.config.set(scheduler="synchronous"), \
+            pytest.raises(ValueError, match=rf"'{BLANK}', the first column, has no header"):
+        microagg.dask.microaggregate(dd.from_pandas(table, npartitions=3), 3, strata="s")
+
+
+@pytest.mark.parametrize("first, index", [(np.arange(60), True), (np.arange(1, 61), True),
+                                          (np.arange(0, 120, 2), False),
+                                          (np.arange(60)[::-1], False)])
+def test_a_row_index_under_an_empty_header_counts_the_rows(tmp_path, first, index):
+    """pandas' ``to_csv`` writes 0..n-1, R's ``write.csv`` 1..n: row indexes, kept with a
+    note; an index of a frame whose rows were dropped or reordered is asked about."""
+    src = tmp_path / "in.csv"
+    _blank_first(src, first)
+    table = pd.read_csv(src)
+    if index:
+        _, info = ma.microaggregate(table, 3, return_info=True)
+        assert info.kept == [BLANK] and "looks like a row index" in info.notes[0]
+    else:
+        with pytest.raises(ValueError, match="do not count the rows"):
+            ma.microaggregate(table, 3)
+    # under a header, only 0..n-1 counts the rows: 1..n is an ordinary column
+    named = table.rename(columns={BLANK: "id"})
+    _, info = ma.microaggregate(named, 3, return_info=True)
+    assert ("id" in info.kept) == (first[0] == 0 and first[-1] == 59)
 
 
 @pytest.mark.parametrize("form", ["Int64", "text", "csv"])

@@ -5,7 +5,8 @@ functions here re-trace a step of one of them in plain, readable code
 (:func:`vmdav_first_group`), run a small experiment around them
 (:func:`gamma_sweep`, :func:`timings`, :func:`ga_vs_optimum`,
 :func:`split_close_pairs`), or show the source of a compiled kernel
-(:func:`kernel_source`).
+(:func:`kernel_source`). :func:`own_work` is for the assignments' autograders: it fails
+a student's function that calls the ``microagg`` function it should replace.
 
 Book: :ref:`chap-vmdav`, :ref:`chap-genetic`.
 """
@@ -24,6 +25,7 @@ from . import datasets
 from ._core import information_loss, sse
 from ._ga_kernels import ga_core, repair
 from ._genetic import ga_partition
+from ._grading import own_work
 from ._methods import MDAV_FAMILY, get_method
 from ._optimal import optimal_partition
 from ._timing import least_time
@@ -32,7 +34,7 @@ from ._validate import as_labels, as_matrix, check_k
 from .reproductions import paper_params
 
 __all__ = ["vmdav_first_group", "gamma_sweep", "timings", "engine_timings", "ga_vs_optimum",
-           "split_close_pairs", "kernel_source"]
+           "split_close_pairs", "kernel_source", "own_work"]
 
 #: The compiled kernels a chapter may show, by name.
 _KERNELS = {"ga_core": ga_core, "repair": repair, "shortest_path": shortest_path}

@@ -12,7 +12,8 @@ plausible wrong answer that passes the public tests scores at most that quarter;
 mistakes that random data expose only now and then are caught by the hidden tests' fixed
 cases alone, so on every grading run; (g) a failed hidden test names its seed and case, also
 when the student's code raises; (h) the command line takes its options before or after the
-names and prints paths that exist.
+names and prints paths that exist; (i) for one question per assignment, an answer that calls the
+``microagg`` function it is compared with scores at most the public quarter.
 
 The assignments are built once per session, into a temporary folder (or into
 ``$MICROAGG_ASSIGNMENTS_OUT``, e.g. ``_build/assignments`` under ``make test``), and
@@ -281,6 +282,68 @@ def test_fixed_cases_give_the_reference_full_marks(built: dict[str, A.Built], na
     b = built[name]
     scores = A._grade_here(A._solved_or_not(b, solved=True), b, random_cases=False)
     assert scores and all(got == possible for got, possible in scores.values()), scores
+
+
+#: For one question of each assignment, an answer that calls the ``microagg`` function the
+#: hidden tests compare it with (by its name, under another module name, or through a name
+#: imported at the top of the notebook): right on every case, yet worth only the public
+#: tests' quarter (``microagg.teaching.own_work`` in every hidden test).
+BORROWED_ANSWERS = {
+    "a1_foundations": ("q1", "sse_by_hand", '''
+def sse_by_hand(X, labels):
+    """Borrowed: microagg's own SSE."""
+    return float(microagg.sse(X, labels))
+'''),
+    "a2_mdav": ("q2", "my_mdav", '''
+def my_mdav(X, k):
+    """Borrowed: microagg.mdav, relabelled by a helper of the student's own."""
+    def tidy(labels):
+        return np.unique(labels, return_inverse=True)[1]
+    return tidy(microagg.mdav(X, k))
+'''),
+    "a3_vmdav": ("q3", "my_vmdav", '''
+def my_vmdav(X, k, gamma):
+    """Borrowed: microagg.vmdav."""
+    return microagg.vmdav(X, k, gamma=gamma)
+'''),
+    "a4_ivmdav": ("q2", "my_ivmdav", '''
+import microagg as m
+
+def my_ivmdav(X, k, gamma):
+    """Borrowed under another module name: microagg.ivmdav."""
+    return m.ivmdav(X, k, gamma=gamma)
+'''),
+    "a5_genetic": ("q3", "is_feasible", '''
+def is_feasible(labels, k):
+    """Borrowed: microagg.is_k_partition."""
+    return bool(microagg.is_k_partition(labels, k, max_size=2 * k - 1))
+'''),
+    "a6_gomm": ("q2", "dld_by_hand", '''
+def dld_by_hand(X, P):
+    """Borrowed through the name imported at the top: distance_linkage_disclosure."""
+    return float(distance_linkage_disclosure(X, P))
+'''),
+}
+
+
+def test_every_assignment_has_a_borrowed_answer() -> None:
+    assert sorted(BORROWED_ANSWERS) == NAMES
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_answer_calling_microagg_scores_at_most_a_quarter(built: dict[str, A.Built],
+                                                             name: str) -> None:
+    """An answer that calls the microagg function it is compared with passes every
+    comparison; its hidden test fails it anyway, naming the call (the public quarter
+    stays: the public tests check the format only)."""
+    question, function, source = BORROWED_ANSWERS[name]
+    outputs: dict[str, list[str]] = {}
+    got, possible = A.grade_with_answer(built[name], function, source,
+                                        outputs=outputs)[question]
+    assert 0 < got <= possible / 4, (
+        f"{name} {question}: {function} calling microagg scores {got} of {possible}")
+    (out,) = outputs[question]
+    assert f"{function} calls microagg." in out and "write it yourself" in out, out[-1500:]
 
 
 def test_a_hidden_test_names_its_seed_when_the_code_raises(built: dict[str, A.Built]) -> None:

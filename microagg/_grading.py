@@ -1,0 +1,172 @@
+"""Autograding support: does a student's function do its own work?
+
+The assignments' hidden tests (``chapters/assignments/``) compare a student's function
+with ``microagg`` on fresh random data. A function that simply calls the ``microagg``
+function it is compared with would pass every one of them; :func:`own_work` makes such a
+function fail its hidden test instead. :mod:`microagg.teaching` re-exports it.
+
+Book: :ref:`page-instructors`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from types import CodeType, FrameType
+from typing import Any
+
+__all__ = ["own_work"]
+
+#: The package's folder, as imported and resolved: a frame running a file under it is
+#: microagg's code.
+_PACKAGE = str(Path(__file__).resolve().parent)
+_FOLDERS = tuple({str(Path(__file__).parent) + os.sep, _PACKAGE + os.sep})
+
+
+def _in_package(code: CodeType) -> bool:
+    return code.co_filename.startswith(_FOLDERS)
+
+
+@functools.cache
+def _public_names() -> dict[CodeType, str]:
+    """The code object of every public function of microagg (and its public submodules),
+    to the name a student would call it by."""
+    import microagg
+
+    modules = {"microagg": microagg}
+    for sub in ("datasets", "teaching", "reference", "published", "reproductions", "views"):
+        with contextlib.suppress(ImportError):
+            modules[f"microagg.{sub}"] = __import__(f"microagg.{sub}", fromlist=["_"])
+    names: dict[CodeType, str] = {}
+    for prefix, module in reversed(modules.items()):  # the top level's names win
+        for name in getattr(module, "__all__", ()):
+            obj = getattr(module, name, None)
+            code = getattr(getattr(obj, "py_func", obj), "__code__", None)
+            if isinstance(code, CodeType):
+                names[code] = f"{prefix}.{name}"
+    return names
+
+
+def _name_of(code: CodeType) -> str:
+    """``microagg.mdav`` for a public function, else the module path and qualified name."""
+    public = _public_names().get(code)
+    if public:
+        return public
+    rel = Path(code.co_filename).resolve().relative_to(_PACKAGE).with_suffix("")
+    module = ".".join(("microagg", *rel.parts)).removesuffix(".__init__")
+    return f"{module}.{getattr(code, 'co_qualname', code.co_name)}"
+
+
+@contextlib.contextmanager
+def own_work(function: Callable[..., Any], *, allowed: Iterable[str] = ()) -> Iterator[list[str]]:
+    """Fail if, inside the block, ``function`` calls ``microagg`` other than ``allowed``.
+
+    While the block runs, every call into ``microagg`` made from code outside it is
+    checked: if ``function`` is on the call stack (directly, or through helpers the
+    student wrote), the ``microagg`` function called is recorded. Calls the block makes
+    itself (a hidden test computing its reference answer with ``microagg``) are not.
+    When the block ends without an error, an :class:`AssertionError` names the recorded
+    functions that are not in ``allowed``. Wrap a whole hidden test in it::
+
+        with microagg.teaching.own_work(my_mdav):
+            for _i in range(15):
+                ...  # compare my_mdav(X, k) with microagg.mdav(X, k)
+
+    Book: :ref:`page-instructors`.
+
+    Parameters
+    ----------
+    function : function
+        The student's function (a plain Python function).
+    allowed : iterable of str
+        The ``microagg`` functions the question lets the student call, by their public
+        names (``"sse"`` or ``"microagg.sse"``; ``"datasets.clustered"``).
+
+    Yields
+    ------
+    list of str
+        The ``microagg`` functions ``function`` called so far, in the order first called.
+
+    Raises
+    ------
+    AssertionError
+        At the end of the block, if ``function`` called any ``microagg`` function not in
+        ``allowed``.
+    TypeError
+        If ``function`` is not a Python function.
+
+    Notes
+    -----
+    The calls are seen through ``sys.setprofile`` (and ``threading.setprofile``
+    for threads started in the block), which sees every call of Python code. A compiled
+    kernel called directly (a numba dispatcher) runs no Python frame and is not seen;
+    every public function of ``microagg`` is Python code, and is.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import microagg
+    >>> def own_sse(X, labels):
+    ...     return float(sum(((X[labels == g] - X[labels == g].mean(axis=0)) ** 2).sum()
+    ...                      for g in np.unique(labels)))
+    >>> def borrowed_sse(X, labels):
+    ...     return microagg.sse(X, labels)
+    >>> X, lab = np.arange(6.0).reshape(3, 2), np.array([0, 0, 1])
+    >>> with own_work(own_sse) as called:
+    ...     answer = own_sse(X, lab)
+    ...     reference = microagg.sse(X, lab)  # the test's own call: not counted
+    >>> called, answer == reference
+    ([], True)
+    >>> try:
+    ...     with own_work(borrowed_sse):
+    ...         answer = borrowed_sse(X, lab)
+    ... except AssertionError as error:
+    ...     print(error)
+    borrowed_sse calls microagg.sse: the question asks you to write it yourself (numpy only)
+    >>> with own_work(borrowed_sse, allowed=["sse"]) as called:
+    ...     answer = borrowed_sse(X, lab)
+    >>> called
+    ['microagg.sse']
+    """
+    code = getattr(function, "__code__", None)
+    if not isinstance(code, CodeType):
+        raise TypeError(f"own_work needs the student's Python function, got {function!r}")
+    ok = {a if a.startswith("microagg.") else f"microagg.{a}" for a in allowed}
+    called: list[str] = []
+
+    def watch(frame: FrameType, event: str, arg: Any) -> None:
+        if event != "call" or not _in_package(frame.f_code):
+            return
+        caller = frame.f_back
+        if caller is None or _in_package(caller.f_code):
+            return  # microagg calling itself
+        while caller is not None:  # an entry into microagg: on behalf of ``function``?
+            if caller.f_code is code:
+                name = _name_of(frame.f_code)
+                if name not in called:
+                    called.append(name)
+                return
+            if _in_package(caller.f_code):
+                return  # inside a microagg call already seen (e.g. a callback)
+            caller = caller.f_back
+
+    _public_names()  # (imports the submodules now, not inside the watched calls)
+    before, before_threads = sys.getprofile(), threading.getprofile()
+    sys.setprofile(watch)
+    threading.setprofile(watch)
+    try:
+        yield called
+    finally:
+        sys.setprofile(before)
+        threading.setprofile(before_threads)
+    borrowed = [c for c in called if c not in ok]
+    if borrowed:
+        who = getattr(function, "__name__", "the function")
+        raise AssertionError(f"{who} calls {', '.join(borrowed)}: the question asks you to "
+                             "write it yourself (numpy only)"
+                             + (f"; it allows {', '.join(sorted(ok))}" if ok else ""))

@@ -14,7 +14,6 @@ import contextlib
 import functools
 import os
 import sys
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import CodeType, FrameType
@@ -96,16 +95,16 @@ def own_work(function: Callable[..., Any], *, allowed: Iterable[str] = ()) -> It
     ------
     AssertionError
         At the end of the block, if ``function`` called any ``microagg`` function not in
-        ``allowed``.
-    TypeError
-        If ``function`` is not a Python function.
+        ``allowed``; at its start, if ``function`` is not a Python function (a
+        ``functools.partial``, a compiled kernel) or is one of ``microagg``'s own
+        (``my_mdav = microagg.mdav``).
 
     Notes
     -----
-    The calls are seen through ``sys.setprofile`` (and ``threading.setprofile``
-    for threads started in the block), which sees every call of Python code. A compiled
-    kernel called directly (a numba dispatcher) runs no Python frame and is not seen;
-    every public function of ``microagg`` is Python code, and is.
+    The calls are seen through ``sys.setprofile``, which sees every call of Python code
+    in the thread running the block. Not seen: a compiled kernel called directly (a numba
+    dispatcher runs no Python frame; every public function of ``microagg`` is Python code,
+    and is seen) and calls made in other threads.
 
     Examples
     --------
@@ -133,9 +132,14 @@ def own_work(function: Callable[..., Any], *, allowed: Iterable[str] = ()) -> It
     >>> called
     ['microagg.sse']
     """
+    who = getattr(function, "__name__", repr(function))
     code = getattr(function, "__code__", None)
-    if not isinstance(code, CodeType):
-        raise TypeError(f"own_work needs the student's Python function, got {function!r}")
+    if not isinstance(code, CodeType):  # a partial, a compiled kernel, a class, ...
+        raise AssertionError(f"{who} must be a function written in the notebook (def ...), "
+                             f"got {function!r}")
+    if _in_package(code):  # e.g. my_mdav = microagg.mdav
+        raise AssertionError(f"{who} is {_name_of(code)} itself: the question asks you to "
+                             "write it yourself (numpy only)")
     ok = {a if a.startswith("microagg.") else f"microagg.{a}" for a in allowed}
     called: list[str] = []
 
@@ -156,17 +160,14 @@ def own_work(function: Callable[..., Any], *, allowed: Iterable[str] = ()) -> It
             caller = caller.f_back
 
     _public_names()  # (imports the submodules now, not inside the watched calls)
-    before, before_threads = sys.getprofile(), threading.getprofile()
+    before = sys.getprofile()
     sys.setprofile(watch)
-    threading.setprofile(watch)
     try:
         yield called
     finally:
         sys.setprofile(before)
-        threading.setprofile(before_threads)
     borrowed = [c for c in called if c not in ok]
     if borrowed:
-        who = getattr(function, "__name__", "the function")
         raise AssertionError(f"{who} calls {', '.join(borrowed)}: the question asks you to "
                              "write it yourself (numpy only)"
                              + (f"; it allows {', '.join(sorted(ok))}" if ok else ""))

@@ -667,9 +667,10 @@ def test_numbers_under_an_empty_first_header_are_asked_about_by_the_api_and_dask
 @pytest.mark.parametrize("first, index", [(np.arange(60), True), (np.arange(1, 61), True),
                                           (np.arange(0, 120, 2), False),
                                           (np.arange(60)[::-1], False)])
-def test_a_row_index_under_an_empty_header_counts_the_rows(tmp_path, first, index):
+def test_a_row_index_under_an_empty_header_counts_the_rows(tmp_path, capsys, first, index):
     """pandas' ``to_csv`` writes 0..n-1, R's ``write.csv`` 1..n: row indexes, kept with a
-    note; an index of a frame whose rows were dropped or reordered is asked about."""
+    note; an index of a frame whose rows were dropped or reordered is asked about. The same
+    in the API and on the command line, in memory and streamed by strata."""
     src = tmp_path / "in.csv"
     _blank_first(src, first)
     table = pd.read_csv(src)
@@ -679,6 +680,14 @@ def test_a_row_index_under_an_empty_header_counts_the_rows(tmp_path, first, inde
     else:
         with pytest.raises(ValueError, match="do not count the rows"):
             ma.microaggregate(table, 3)
+    for extra in ([], STRATA):
+        out = tmp_path / f"out{len(extra)}.csv"
+        rc, _, err = run(["protect", src, "-k", "3", "-o", out, *extra], capsys)
+        if index:
+            assert rc == 0 and "looks like a row index" in err, err
+            assert pd.read_csv(out)[BLANK].tolist() == first.tolist()
+        else:
+            assert "do not count the rows" in one_line_error(rc, err)
     # under a header, only 0..n-1 counts the rows: 1..n is an ordinary column
     named = table.rename(columns={BLANK: "id"})
     _, info = ma.microaggregate(named, 3, return_info=True)

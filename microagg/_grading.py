@@ -2,8 +2,8 @@
 
 The assignments' hidden tests (``chapters/assignments/``) compare a student's function
 with ``microagg`` on fresh random data. A function that simply calls the ``microagg``
-function it is compared with would pass every one of them; :func:`own_work` makes such a
-function fail its hidden test instead. :mod:`microagg.teaching` re-exports it.
+function it is compared with would pass every one of them; :func:`own_work`, around each
+public and hidden test, makes such a function fail them instead. :mod:`microagg.teaching` re-exports it.
 
 Book: :ref:`page-instructors`.
 """
@@ -70,7 +70,7 @@ def own_work(function: Callable[..., Any], *, allowed: Iterable[str] = ()) -> It
     student wrote), the ``microagg`` function called is recorded. Calls the block makes
     itself (a hidden test computing its reference answer with ``microagg``) are not.
     When the block ends without an error, an :class:`AssertionError` names the recorded
-    functions that are not in ``allowed``. Wrap a whole hidden test in it::
+    functions that are not in ``allowed``. Wrap a whole test in it::
 
         with microagg.teaching.own_work(my_mdav):
             for _i in range(15):

@@ -13,7 +13,7 @@ mistakes that random data expose only now and then are caught by the hidden test
 cases alone, so on every grading run; (g) a failed hidden test names its seed and case, also
 when the student's code raises; (h) the command line takes its options before or after the
 names and prints paths that exist; (i) for one question per assignment, an answer that calls the
-``microagg`` function it is compared with scores at most the public quarter.
+``microagg`` function it is compared with scores nothing, each failed test naming the call.
 
 The assignments are built once per session, into a temporary folder (or into
 ``$MICROAGG_ASSIGNMENTS_OUT``, e.g. ``_build/assignments`` under ``make test``), and
@@ -286,8 +286,8 @@ def test_fixed_cases_give_the_reference_full_marks(built: dict[str, A.Built], na
 
 #: For one question of each assignment, an answer that calls the ``microagg`` function the
 #: hidden tests compare it with (by its name, under another module name, or through a name
-#: imported at the top of the notebook): right on every case, yet worth only the public
-#: tests' quarter (``microagg.teaching.own_work`` in every hidden test).
+#: imported at the top of the notebook): right on every case, yet worth nothing
+#: (``microagg.teaching.own_work`` in every public and hidden test).
 BORROWED_ANSWERS = {
     "a1_foundations": ("q1", "sse_by_hand", '''
 def sse_by_hand(X, labels):
@@ -331,19 +331,19 @@ def test_every_assignment_has_a_borrowed_answer() -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_an_answer_calling_microagg_scores_at_most_a_quarter(built: dict[str, A.Built],
-                                                             name: str) -> None:
+def test_an_answer_calling_microagg_scores_nothing(built: dict[str, A.Built],
+                                                  name: str) -> None:
     """An answer that calls the microagg function it is compared with passes every
-    comparison; its hidden test fails it anyway, naming the call (the public quarter
-    stays: the public tests check the format only)."""
+    comparison; its public and hidden tests fail it anyway, each naming the call (so the
+    student learns it from ``grader.check`` already)."""
     question, function, source = BORROWED_ANSWERS[name]
     outputs: dict[str, list[str]] = {}
     got, possible = A.grade_with_answer(built[name], function, source,
                                         outputs=outputs)[question]
-    assert 0 < got <= possible / 4, (
-        f"{name} {question}: {function} calling microagg scores {got} of {possible}")
-    (out,) = outputs[question]
-    assert f"{function} calls microagg." in out and "write it yourself" in out, out[-1500:]
+    assert got == 0, f"{name} {question}: {function} calling microagg scores {got} of {possible}"
+    assert len(outputs[question]) >= 2, outputs[question]  # the public tests and the hidden
+    for out in outputs[question]:
+        assert f"{function} calls microagg." in out and "write it yourself" in out, out[-1500:]
 
 
 def test_a_hidden_test_names_its_seed_when_the_code_raises(built: dict[str, A.Built]) -> None:
@@ -355,7 +355,7 @@ def my_ivmdav(X, k, gamma):
     X = np.asarray(X, dtype=float)
     if len(X) > 6:
         return undefined_name
-    return microagg.ivmdav(X, k, gamma=gamma)
+    return np.array([0, 0, 0, 1, 1, 1])  # the public test's answer
 '''
     outputs: dict[str, list[str]] = {}
     got, possible = A.grade_with_answer(built["a4_ivmdav"], "my_ivmdav", source,

@@ -3,7 +3,8 @@
 The assignments' hidden tests (``chapters/assignments/``) compare a student's function
 with ``microagg`` on fresh random data. A function that simply calls the ``microagg``
 function it is compared with would pass every one of them; :func:`own_work`, around each
-public and hidden test, makes such a function fail them instead. :mod:`microagg.teaching` re-exports it.
+public and hidden test, makes such a function fail them instead.
+:mod:`microagg.teaching` re-exports it.
 
 Book: :ref:`page-instructors`.
 """

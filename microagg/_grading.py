@@ -34,14 +34,15 @@ def _in_package(code: CodeType) -> bool:
 
 @functools.cache
 def _public_names() -> dict[CodeType, str]:
-    """The code object of every public function of microagg (and its public submodules),
-    to the name a student would call it by."""
+    """The code object of every public function of microagg and of the submodules holding
+    algorithms a question could ask for, to the name a student would call it by (a function
+    of another module is named by its module path: :func:`_name_of`; the book's views and
+    reproductions are not imported for this)."""
     import microagg
+    from microagg import datasets, reference, teaching
 
-    modules = {"microagg": microagg}
-    for sub in ("datasets", "teaching", "reference", "published", "reproductions", "views"):
-        with contextlib.suppress(ImportError):
-            modules[f"microagg.{sub}"] = __import__(f"microagg.{sub}", fromlist=["_"])
+    modules = {"microagg": microagg, "microagg.datasets": datasets,
+               "microagg.teaching": teaching, "microagg.reference": reference}
     names: dict[CodeType, str] = {}
     for prefix, module in reversed(modules.items()):  # the top level's names win
         for name in getattr(module, "__all__", ()):

@@ -34,7 +34,7 @@ from typing import Any
 
 import pandas as pd
 
-from ._release import check_names
+from ._release import BLANK_HEADER, check_names
 from ._validate import number_objects
 
 __all__ = ["read_csv", "read_text_csv", "csv_error", "COMPRESSED", "CsvDialect", "DEFAULT_DIALECT",
@@ -178,7 +178,7 @@ def _header(raw: pd.DataFrame, name: str) -> list[str]:
     """The column names of a table read with its header row as row 0 (so that pandas does
     not rename a repeated ``age`` to ``age.1``): as pandas names them (an empty name is
     ``Unnamed: <position>``), none repeated (:func:`microagg._release.check_names`)."""
-    columns = [cell if cell else f"Unnamed: {i}" for i, cell in enumerate(raw.iloc[0])]
+    columns = [cell if cell else f"{BLANK_HEADER}{i}" for i, cell in enumerate(raw.iloc[0])]
     try:
         check_names(columns)
     except ValueError as err:

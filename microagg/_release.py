@@ -36,7 +36,7 @@ import pandas as pd
 
 from ._validate import SHOWN_ROWS, number_objects, object_floats
 
-__all__ = ["RESERVED", "MISSING_TEXT", "ColumnProfile", "Roles", "profile_frame",
+__all__ = ["RESERVED", "BLANK_HEADER", "MISSING_TEXT", "ColumnProfile", "Roles", "profile_frame",
            "combine_profiles", "profile_batches", "decide_roles", "check_names",
            "numeric_text", "decorated_numbers", "undecorated", "text_to_numbers", "protectable",
            "row_index", "row_index_note", "nothing_to_protect", "RELEASE_MIN_K",
@@ -45,6 +45,9 @@ __all__ = ["RESERVED", "MISSING_TEXT", "ColumnProfile", "Roles", "profile_frame"
 #: The smallest ``k`` of a release: at ``k = 1`` every record is a group of its own and its
 #: protected values would be released as they are.
 RELEASE_MIN_K = 2
+#: The name of a column whose header cell is empty, before its position (``Unnamed: 0``):
+#: pandas' ``read_csv`` and :mod:`microagg._csv` name it so.
+BLANK_HEADER = "Unnamed: "
 #: Column names the engines use internally; an input column with one of them is an error.
 RESERVED = ("__microagg_row__", "__microagg_pos__", "__microagg_unit__", "__microagg_index__")
 #: Currency signs: Unicode's category Sc in the Basic Multilingual Plane ($ € £ ¥ ₹ ₩ ₽ ...;
@@ -132,11 +135,6 @@ class ColumnProfile:
         protected as it is (:func:`protectable` reads the text)."""
         return self.kind in ("number", "empty") or (
             self.kind == "text" and self.plain == self.rows - self.missing)
-
-    @property
-    def counts_rows(self) -> bool:
-        """True if the column holds 0, 1, ..., n-1 (n > 1) in order."""
-        return self.counts_from(0)
 
     def counts_from(self, start: int) -> bool:
         """True if the column holds ``start``, ``start + 1``, ..., ``start + n - 1`` (n > 1)
@@ -539,8 +537,9 @@ def _dates_note(column: Any) -> str:
 
 def _blank_header(name: Any) -> bool:
     """Whether ``name`` is what a reader gives a column whose header cell is empty
-    (``Unnamed: 0`` for the first: pandas' ``read_csv``, :mod:`microagg._csv`)."""
-    return str(name).startswith("Unnamed: ")
+    (:data:`BLANK_HEADER` and its position, as pandas' ``read_csv`` and
+    :mod:`microagg._csv` name it)."""
+    return str(name).startswith(BLANK_HEADER)
 
 
 def row_index(names: Sequence[Any], prof: dict[Any, ColumnProfile], rest: list[Any]) -> Any:

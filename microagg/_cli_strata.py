@@ -47,7 +47,7 @@ from ._cli_io import (
 from ._csv import COMPRESSED, DEFAULT_DIALECT, CsvDialect
 from ._entry import SIGNALS
 from ._protect import check_call
-from ._release import Roles
+from ._release import FILE_ROWS, Roles
 from ._strata import SMALL_STRATA, check_policy
 from ._stream import (
     StreamSettings,
@@ -185,7 +185,7 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
     with stages(args.progress, ("checking columns",)):  # a pass over the whole file
         empty, profiles = profile_file(source, fmts[0], na=choice.na, dialect=choice.dialect)
     _, roles = check_call(empty, args.method, columns, params, strata, keep=choice.keep,
-                          keep_rest=choice.keep_rest, profiles=profiles)
+                          keep_rest=choice.keep_rest, profiles=profiles, index=FILE_ROWS)
     settings = StreamSettings(
         k=args.k, method=args.method, params=params, columns=roles.protect,
         strata=roles.strata, policy=check_policy(args.small_strata or "error"),

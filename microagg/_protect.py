@@ -14,7 +14,10 @@ numbers) must be protected or named in ``keep``, else it is an error naming it; 
 index written into the file (a first column counting 0, 1, ..., n-1, or 1, ..., n
 under an empty header) is kept, not used as a quasi-identifier, and a first column
 under an empty header (``Unnamed: 0``) holding other numbers is an error asking
-whether to keep or protect it. The result reports which columns were protected, kept
+whether to keep or protect it. The index, returned with the release, is judged as a
+column: one that numbers the rows (pandas' default) or holds text passes, one holding
+other numbers (a filtered frame's original row numbers, ``set_index("income")``) is an
+error unless named in ``keep``. The result reports which columns were protected, kept
 and passed through unchanged.
 
 With ``strata=[...]`` each stratum is microaggregated on its own (no group crosses a
@@ -25,7 +28,7 @@ is in :mod:`microagg._strata`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -34,7 +37,17 @@ import pandas as pd
 
 from ._core import aggregate, group_sizes, loss_summary, zscores
 from ._methods import get_method
-from ._release import Roles, check_release_k, decide_roles, profile_frame, protectable
+from ._release import (
+    IndexProfile,
+    Roles,
+    check_release_k,
+    decide_index,
+    decide_roles,
+    profile_frame,
+    profile_index,
+    protectable,
+    split_keep,
+)
 from ._strata import check_policy, merged_notes, recode_merged, strata_list, stratified
 from ._validate import as_matrix, check_flags, check_k
 
@@ -147,10 +160,11 @@ def microaggregate(df: pd.DataFrame, k: int, *, method: str = "mdav", columns: A
         with the stratum of ``k`` or more whose centroid is nearest on the whole table's
         z-scores (ties: the first in sorted order), reported in ``info.merged``; its
         rows are released under that stratum's key.
-    keep, keep_rest : column label(s) (optional), bool (default False)
-        Columns released exactly as they are although they look numeric (an id, a
-        weight), as the release contract asks; ``keep_rest=True`` keeps every column
-        that is not protected or a stratum. Text holding no number needs neither.
+    keep, keep_rest : column or index level label(s) (optional), bool (default False)
+        Columns (and named index levels) released exactly as they are although they look
+        numeric (an id, a weight), as the release contract asks; ``keep_rest=True`` keeps
+        every column that is not protected or a stratum, and the index. Text holding no
+        number needs neither.
     return_info : bool, default False
         Also return a :class:`MicroaggregationInfo` (columns, IL, groups, strata).
     progress : bool, default False
@@ -163,7 +177,9 @@ def microaggregate(df: pd.DataFrame, k: int, *, method: str = "mdav", columns: A
     -------
     pandas.DataFrame, or (pandas.DataFrame, MicroaggregationInfo)
         A new table with the same index, columns and row order; the chosen columns
-        hold the group means :math:`\bar{\mathbf{x}}_i` of each row's group.
+        hold the group means :math:`\bar{\mathbf{x}}_i` of each row's group. The index
+        is part of the release: one that does not number the rows ``0..n-1`` (or, unnamed,
+        ``1..n``) and holds numbers is refused unless kept; dates get a note.
 
     Raises
     ------
@@ -172,9 +188,9 @@ def microaggregate(df: pd.DataFrame, k: int, *, method: str = "mdav", columns: A
     ValueError
         On NaN/inf, an unknown method, option or column, ``k`` outside ``2..n`` (at
         ``k = 1`` every record would be released as it is), a
-        constant column (if standardising), duplicate or reserved names, a column that
-        looks numeric but is neither protected nor kept; an unknown, protected or
-        incomplete strata column, a stratum under ``k`` with ``"error"``.
+        constant column (if standardising), duplicate or reserved names, a column (or
+        an index) that looks numeric but is neither protected nor kept; an unknown,
+        protected or incomplete strata column, a stratum under ``k`` with ``"error"``.
 
     Examples
     --------
@@ -194,6 +210,19 @@ def microaggregate(df: pd.DataFrame, k: int, *, method: str = "mdav", columns: A
     [36.0, 36.0, 49.666666666666664, 49.666666666666664, 49.666666666666664, 36.0]
     >>> info.strata[["records", "groups"]].to_dict("index")
     {'N': {'records': 3, 'groups': 1}, 'S': {'records': 3, 'groups': 1}}
+
+    A filtered table's index holds its rows' numbers in the original file, which link each
+    released row to its record: asked about, as a numeric column is.
+
+    >>> over_24 = df[df["age"] > 24]
+    >>> over_24.index.tolist()
+    [1, 3, 4, 5]
+    >>> microaggregate(over_24, k=2)
+    Traceback (most recent call last):
+    ...
+    ValueError: the index is numeric (4 numbers), not the row numbers 0, 1, ..., n-1: ...
+    >>> microaggregate(over_24.reset_index(drop=True), k=2).index.tolist()
+    [0, 1, 2, 3]
     """
     return _protect_table(df, k, method=method, columns=columns, standardize=standardize,
                           strata=strata, small_strata=small_strata, keep=keep,
@@ -253,13 +282,16 @@ def _run(df: pd.DataFrame, X: np.ndarray, k: int, function: Callable[..., Any],
 
 
 def check_call(df: Any, method: Any, columns: Any, params: dict[str, Any], strata: Any = None,
-               *, keep: Any = None, keep_rest: bool = False, profiles: Any = None
-               ) -> tuple[Any, Roles]:
-    """The method's registry entry and the columns' roles (:func:`microagg._release.decide_roles`).
+               *, keep: Any = None, keep_rest: bool = False, profiles: Any = None,
+               index: IndexProfile | None = None) -> tuple[Any, Roles]:
+    """The method's registry entry and the columns' roles (:func:`microagg._release.decide_roles`),
+    the index judged too (:func:`microagg._release.decide_index`: it is returned with the
+    release).
 
-    ``profiles``: the whole input's column profiles, when ``df`` holds only its columns'
-    types (a Dask frame's metadata, the first batch of a file); by default ``df`` is
-    the whole table and is profiled here.
+    ``profiles`` and ``index``: the whole input's column and index profiles, when ``df``
+    holds only its columns' types (a Dask frame's metadata, the first batch of a file:
+    :data:`microagg._release.FILE_ROWS`); by default ``df`` is the whole table and is
+    profiled here.
     """
     if isinstance(df, pd.Series):
         raise TypeError("df must be a pandas DataFrame, got a Series; for one column use "
@@ -276,7 +308,13 @@ def check_call(df: Any, method: Any, columns: Any, params: dict[str, Any], strat
 
     check_names(list(df.columns))
     names = [] if strata is None else strata_list(strata, df.columns)
-    profiles = profile_frame(df) if profiles is None else profiles
+    if profiles is None:
+        profiles, index = profile_frame(df), profile_index(df.index)
+    elif index is None:
+        raise TypeError("check_call: with the profiles of the whole input, give its index's "
+                        "too (FILE_ROWS for a file)")
+    keep, on_index = split_keep(keep, list(df.columns), index)
     roles = decide_roles(list(df.columns), profiles, columns=columns, strata=names, keep=keep,
                          keep_rest=keep_rest)
-    return spec, roles
+    notes = decide_index(index, keep=on_index, keep_rest=roles.keep_rest)
+    return spec, replace(roles, notes=[*roles.notes, *notes]) if notes else roles

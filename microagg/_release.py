@@ -18,6 +18,12 @@ memory and ``--strata`` streamed, :func:`microagg.dask.microaggregate`), decided
    timedeltas, nested numbers) and has none of these roles is an error naming it, its
    first offending rows and the fix; passing such columns through needs the explicit
    ``keep_rest=True`` (``--keep-rest``).
+3. A DataFrame's index is returned with the release, so :func:`decide_index` judges it
+   as a column (:class:`IndexProfile`, also combined partition by partition): an index
+   that numbers the rows (pandas' default, 0..n-1, or unnamed 1..n) or holds text passes;
+   one holding other numbers (a filtered frame's original row numbers, an identifier,
+   ``set_index("income")``) is an error naming it and the fix unless named in ``keep``.
+   A file has no index (:data:`FILE_ROWS`; a Parquet file's pandas index is a column).
 
 The release audit, which checks a release against these roles, is in
 :mod:`microagg._audit`.
@@ -40,7 +46,8 @@ __all__ = ["RESERVED", "BLANK_HEADER", "MISSING_TEXT", "ColumnProfile", "Roles",
            "combine_profiles", "profile_batches", "decide_roles", "check_names",
            "numeric_text", "decorated_numbers", "undecorated", "text_to_numbers", "protectable",
            "row_index", "row_index_note", "nothing_to_protect", "RELEASE_MIN_K",
-           "check_release_k"]
+           "check_release_k", "IndexProfile", "FILE_ROWS", "profile_index",
+           "combine_index_profiles", "split_keep", "decide_index"]
 
 #: The smallest ``k`` of a release: at ``k = 1`` every record is a group of its own and its
 #: protected values would be released as they are.
@@ -567,6 +574,141 @@ def row_index_note(index: Any) -> str:
             "not protected; name it in columns to protect it")
 
 
+@dataclass(frozen=True)
+class IndexProfile:
+    """A table's row labels (a DataFrame's index) over the whole input.
+
+    ``names``: the levels' names (``None`` for an unnamed level); ``profiles``: one
+    :class:`ColumnProfile` per level, as if it were a column; ``positions``: the labels
+    only number the rows by position (pandas' default ``RangeIndex``, or each partition's
+    own ``RangeIndex`` from 0, as ``dask.dataframe.read_csv`` makes them): nothing to
+    release.
+    """
+
+    names: tuple[Any, ...]
+    profiles: tuple[ColumnProfile, ...]
+    positions: bool
+
+
+#: The rows of a table read from a file (CSV, Parquet): numbered by position, no index is
+#: released (a Parquet file's pandas index is one of its columns).
+FILE_ROWS = IndexProfile((), (), True)
+
+
+def profile_index(index: pd.Index) -> IndexProfile:
+    """The :class:`IndexProfile` of a DataFrame's (or one partition's) ``index``.
+
+    Examples
+    --------
+    >>> profile_index(pd.RangeIndex(4)).positions
+    True
+    >>> ix = profile_index(pd.Index([3, 7, 12], name="row"))
+    >>> ix.names, ix.positions, ix.profiles[0].kind
+    (('row',), False, 'number')
+    """
+    if isinstance(index, pd.RangeIndex) and len(index) > 1:  # (not materialised)
+        counts = ColumnProfile(kind="number", rows=len(index), first=float(index[0]),
+                               last=float(index[-1]), steps=index.step == 1)
+        return IndexProfile((index.name,), (counts,), index.start == 0 and index.step == 1)
+    levels = pd.DataFrame({i: index.get_level_values(i) for i in range(index.nlevels)})
+    return IndexProfile(tuple(index.names), tuple(profile_frame(levels)),
+                        isinstance(index, pd.RangeIndex) and index.start == 0)
+
+
+def combine_index_profiles(parts: Iterable[IndexProfile]) -> IndexProfile:
+    """The :class:`IndexProfile` of the rows of ``parts`` taken in order (partitions)."""
+    parts = list(parts)
+    if not parts:
+        raise ValueError("the table is empty: nothing to microaggregate")
+    return IndexProfile(parts[0].names, tuple(combine_profiles(p.profiles for p in parts)),
+                        all(p.positions for p in parts))
+
+
+def split_keep(keep: Any, columns: Sequence[Any], index: IndexProfile
+               ) -> tuple[list[Any] | None, list[Any]]:
+    """``keep`` (one label or a list) as the columns it names (``None``: none) and the
+    named index levels it names; a label naming neither is an error."""
+    from ._validate import column_labels
+
+    if keep is None:
+        return None, []
+    levels = [n for n in index.names if n is not None]
+    chosen = column_labels(keep, [*columns, *(n for n in levels if n not in columns)], "keep")
+    return [c for c in chosen if c in columns] or None, [c for c in chosen if c in levels]
+
+
+def decide_index(index: IndexProfile, *, keep: Sequence[Any] = (),
+                 keep_rest: bool = False) -> list[str]:
+    """Whether a DataFrame's index may be returned with the release: the notes on it, or an
+    error naming it (the contract of :func:`decide_roles`, applied to the row labels).
+
+    An index (level) that numbers the rows (positions, or labels 0..n-1 in order; unnamed,
+    also 1..n, as a first column with no header) carries nothing. Otherwise each level is
+    judged as a column would be: numbers, or numbers in disguise, are asked about unless the level
+    is named in ``keep`` (or ``keep_rest``): microagg cannot tell the row numbers of the
+    original file (which link each released row to its record) from identifiers or data;
+    dates get a note; text holding no number passes.
+
+    Examples
+    --------
+    >>> decide_index(profile_index(pd.RangeIndex(3)))
+    []
+    >>> decide_index(profile_index(pd.Index([3, 7, 12], name="row")), keep=["row"])
+    []
+    >>> decide_index(profile_index(pd.Index([3, 7, 12], name="row")))
+    Traceback (most recent call last):
+    ...
+    ValueError: the index 'row' is numeric (3 numbers), not the row numbers 0, 1, ..., n-1: \
+a DataFrame's index is returned with the release ...
+    """
+    if index.positions:
+        return []
+    notes = []
+    refused = []
+    for level, (name, p) in enumerate(zip(index.names, index.profiles, strict=True)):
+        counts = p.counts_from(0) or (name is None and p.counts_from(1))
+        if counts or keep_rest or (name is not None and name in keep):
+            continue
+        label = _index_label(level, name, len(index.names))
+        if p.numeric_like:
+            refused.append(label + _holds(p))
+        elif p.kind == "datetime" or (p.kind == "text" and 0 < p.dates == p.rows - p.missing):
+            how = ("keep=[its name]" if name is not None
+                   else "name it, e.g. df.rename_axis('date'), and keep it")
+            notes.append(f"{label} holds dates and is returned unchanged with the release: a "
+                         "date can identify a person together with other columns; coarsen "
+                         f"it, or release it on purpose ({how})")
+    if refused:
+        alone = ", not the row numbers 0, 1, ..., n-1" if len(index.names) == 1 else ""
+        raise ValueError(
+            "; ".join(refused) + alone + ": a DataFrame's index is returned with the release "
+            "(and to_csv writes it), and microagg cannot tell the original file's row "
+            "numbers (which link each released row to its record) from identifiers or data. "
+            "Drop it (df.reset_index(drop=True)), protect it as a column (df.reset_index(), "
+            "then columns=[...]), or keep it unchanged on purpose (keep=[its name]; name an "
+            "unnamed index first, e.g. df.rename_axis('row'))")
+    return notes
+
+
+def _index_label(level: int, name: Any, levels: int) -> str:
+    """How an error or a note names an index level."""
+    if levels == 1:
+        return "the index" if name is None else f"the index {name!r}"
+    return f"level {level} of the index" + ("" if name is None else f" ({name!r})")
+
+
+def _holds(p: ColumnProfile) -> str:
+    """What a numeric-looking column or index level holds, after its name in an error."""
+    if p.kind == "text":
+        rows = ", ".join(str(i + 1) for i in p.number_rows)
+        eg = f" (e.g. {p.samples[0]!r})" if p.samples else ""
+        return (f"{eg} holds numbers stored as text in {p.numbers} of {p.rows} rows (first at "
+                f"data rows {rows}){_comma_hint(p.samples)}")
+    if p.kind == "number":
+        return f" is numeric ({p.rows - p.missing} numbers)"
+    return f" holds {_HOLDS.get(p.kind, p.kind + 's')}"
+
+
 def _blank_first_column(column: Any) -> ValueError:
     """The error for a first column with no header that holds numbers but does not count
     the rows: a row index written after rows were dropped or reordered, or data whose
@@ -609,15 +751,7 @@ def _refusal(refused: list[Any], prof: dict[Any, ColumnProfile]) -> str:
     fixes: dict[str, list[str]] = {}
     for c in refused:
         p = prof[c]
-        if p.kind == "text":
-            rows = ", ".join(str(i + 1) for i in p.number_rows)
-            eg = f" (e.g. {p.samples[0]!r})" if p.samples else ""
-            parts.append(f"{c!r}{eg} holds numbers stored as text in {p.numbers} of {p.rows} "
-                         f"rows (first at data rows {rows}){_comma_hint(p.samples)}")
-        elif p.kind == "number":
-            parts.append(f"{c!r} is numeric ({p.rows - p.missing} numbers)")
-        else:
-            parts.append(f"{c!r} holds {_HOLDS.get(p.kind, p.kind + 's')}")
+        parts.append(repr(c) + _holds(p))
         fixes.setdefault(_FIXES.get(p.kind, _FIXES["number"]), []).append(repr(c))
     keep = ",".join(map(str, refused))
     how = "; ".join(f"{fix} ({', '.join(cols)})" if len(fixes) > 1 else fix

@@ -43,14 +43,14 @@ CASES = {
     "national, two strata columns, merge, 7 partitions": (
         lambda: _national(4000, 0), 7,
         {"strata": ["region", "wave"], "small_strata": "merge",
-         "columns": ["income", "age", "hours"]}),
+         "columns": ["income", "age", "hours"], "keep": "person"}),
     "categorical and int8 strata, merge (their dtypes kept), 3 partitions": (
         lambda: _national(1500, 4).astype({"region": "category", "wave": "int8"}), 3,
         {"strata": ["region", "wave"], "small_strata": "merge",
-         "columns": ["income", "age", "hours"]}),
+         "columns": ["income", "age", "hours"], "keep": "person"}),
     "national, vmdav with gamma, one partition": (
         lambda: _national(1500, 1).query("region != 'R9'"), 1,
-        {"strata": "region", "method": "vmdav", "gamma": 1.1}),
+        {"strata": "region", "method": "vmdav", "gamma": 1.1, "keep": "person"}),
     "ties and integers, strata over every partition": (
         lambda: pd.DataFrame({"s": np.arange(900) % 3, "a": np.arange(900) % 7,
                               "b": (np.arange(900) // 5) % 4}), 9,
@@ -80,7 +80,8 @@ def test_dask_equals_in_memory_on_census_by_a_derived_stratum(client):
 
 def test_one_partition_and_task_per_stratum(client):
     ddf = dd.from_pandas(_national(2000, 2), npartitions=5)
-    result = microagg.dask.microaggregate(ddf, 3, strata="region", small_strata="merge")
+    result = microagg.dask.microaggregate(ddf, 3, strata="region", small_strata="merge",
+                                          keep="person")
     assert result.npartitions == 5  # five regions of >= 3 records; R9 merged into one
     parts = client.compute(result.to_delayed(), sync=True)
     # the merged small stratum R9 is released under its target's key (release contract)
@@ -90,8 +91,10 @@ def test_one_partition_and_task_per_stratum(client):
 
 def test_dask_errors_are_those_of_the_in_memory_function(client):
     ddf = dd.from_pandas(_national(300, 3), npartitions=2)
+    with pytest.raises(ValueError, match=r"the index 'person' is numeric \(300 numbers\)"):
+        microagg.dask.microaggregate(ddf, 3, strata=["region", "wave"])  # an identifier
     with pytest.raises(ValueError, match=r"region='R9', wave=9 \(2 records\)"):
-        microagg.dask.microaggregate(ddf, 3, strata=["region", "wave"])
+        microagg.dask.microaggregate(ddf, 3, strata=["region", "wave"], keep="person")
     with pytest.raises(ValueError, match="are strata and cannot also be protected"):
         microagg.dask.microaggregate(ddf, 3, strata="region", columns=["region", "age"])
     with pytest.raises(TypeError, match="call microagg.microaggregate"):

@@ -355,7 +355,9 @@ def test_microaggregate_keeps_table_shape_and_other_columns():
         },
         index=pd.Index(range(100, 150), name="id"),
     )
-    out, info = ma.microaggregate(df, 5, return_info=True)
+    with pytest.raises(ValueError, match="the index 'id' is numeric"):  # asked about
+        ma.microaggregate(df, 5)
+    out, info = ma.microaggregate(df, 5, keep="id", return_info=True)  # kept on purpose
     assert list(out.columns) == list(df.columns)
     assert out.index.equals(df.index)
     assert (out["town"] == df["town"]).all()

@@ -33,11 +33,15 @@ import pandas as pd
 from .._methods import get_method
 from .._protect import check_call
 from .._release import (
+    ColumnProfile,
+    IndexProfile,
     Roles,
     check_names,
     check_release_k,
+    combine_index_profiles,
     combine_profiles,
     profile_frame,
+    profile_index,
     protectable,
 )
 from .._strata import (
@@ -145,7 +149,10 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
         A stratum under ``k`` records: an error, or merged (as in the in-memory function,
         released under the key of the stratum it joined).
     keep, keep_rest
-        As :func:`microagg.microaggregate`: columns released unchanged on purpose.
+        As :func:`microagg.microaggregate`: columns (and named index levels) released
+        unchanged on purpose. The index is judged on every partition as in memory: one
+        numbering the rows (each partition from 0, as ``read_csv`` makes it, or 0..n-1
+        across them) passes; one holding other numbers is an error unless kept.
     return_info : bool, default False
         Also return a :class:`ReleasePlan`: the columns' roles, the notes and the strata
         plan (known before computing, as they are decided on the whole frame).
@@ -223,11 +230,16 @@ def _roles(ddf: Any, method: Any, columns: Any, params: dict[str, Any], strata: 
     """The columns' roles, on the whole frame: its metadata and every partition's profile."""
     check_names(list(ddf.columns))
     strata = strata_list(strata, list(ddf.columns))
-    profiles = combine_profiles(dask.compute(
-        [dask.delayed(profile_frame)(p) for p in ddf.to_delayed()])[0])
+    parts = dask.compute([dask.delayed(_profiles)(p) for p in ddf.to_delayed()])[0]
     _, roles = check_call(ddf._meta, method, columns, params, strata, keep=keep,
-                          keep_rest=keep_rest, profiles=profiles)
+                          keep_rest=keep_rest, profiles=combine_profiles(c for c, _ in parts),
+                          index=combine_index_profiles(i for _, i in parts))
     return roles
+
+
+def _profiles(part: pd.DataFrame) -> tuple[list[ColumnProfile], IndexProfile]:
+    """One partition's column profiles and index profile."""
+    return profile_frame(part), profile_index(part.index)
 
 
 def _released(ddf: Any, plan: Any, units: pd.DataFrame, offsets: list[int], k: int, *,

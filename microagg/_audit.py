@@ -3,7 +3,8 @@
 :func:`audit` checks a released table against its input: every released combination of
 strata keys and protected columns is shared by ``k`` rows or more, no released column
 equals an input numeric(-like) column unless that column was kept (or is k-anonymous on
-its own), and the row count and kept columns equal the input's. It reads both tables batch
+its own), and the row count and kept columns equal the input's; a released DataFrame's
+index is judged as :func:`microagg.microaggregate` judges it. It reads both tables batch
 by batch (order-free fingerprints of each column, counts of each released combination), so
 it runs on files larger than memory and on rows in any order. ``microagg protect`` calls it
 (:func:`check_release`) on every file it writes, before the file gets its name; ``microagg
@@ -23,15 +24,19 @@ import pandas as pd
 
 from ._csv import DEFAULT_DIALECT, CsvDialect, read_text_csv
 from ._release import (
+    FILE_ROWS,
     MISSING_TEXT,
     Roles,
     check_names,
     check_release_k,
+    decide_index,
     decorated_numbers,
     nothing_to_protect,
     profile_batches,
+    profile_index,
     row_index,
     row_index_note,
+    split_keep,
     text_to_numbers,
 )
 from ._stream import arrow_frame, file_format
@@ -52,7 +57,7 @@ class ReleaseAudit:
         True if every check passed.
     failures : list of str
         One sentence per failed check, naming it (``"k-anonymity"``, ``"raw column"``,
-        ``"rows"``, ``"kept column"``, ``"columns"``).
+        ``"rows"``, ``"kept column"``, ``"columns"``, ``"index"``).
     rows : int
         Rows of the input.
     protected, strata, kept : list
@@ -124,7 +129,10 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
       order) an input column that is numeric or looks numeric, unless that column is
       kept, a stratum, or shares each of its values (within strata) with ``k`` rows;
     * **rows** and **kept column**: the row count, and each kept column's values, equal
-      the input's; **columns**: every input column is released, and no other.
+      the input's; **columns**: every input column is released, and no other;
+    * **index** (a released DataFrame): its index numbers the rows or holds text, or is
+      named in ``keep``, as :func:`microagg.microaggregate` asks of it (``to_csv`` writes
+      it with the table).
 
     Parameters
     ----------
@@ -136,8 +144,9 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
     strata, columns, keep : column label or list, optional
         Strata columns (their released values may be recoded); the protected columns
         (default: every input column that looks numeric, except strata and kept ones);
-        the columns released unchanged on purpose (and, unless named in ``columns``, a
-        first column that is a row index, as :func:`microagg.microaggregate` keeps it).
+        the columns (and a released DataFrame's named index levels) released unchanged on
+        purpose (and, unless named in ``columns``, a first column that is a row index, as
+        :func:`microagg.microaggregate` keeps it).
     formats : (str or None, str or None)
         Formats of the two files, ``"csv"`` or ``"parquet"``, where their names do not
         tell (default: Parquet for .parquet, .pq, .parq, else CSV).
@@ -168,7 +177,10 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
                                       decimal=_reading(original, fin, dialect))
     prof = dict(zip(names, profiles, strict=True))
     strata_cols = [] if strata is None else column_labels(strata, names, "strata")
-    kept = [] if keep is None else column_labels(keep, names, "keep")
+    out_index = (profile_index(released.index) if isinstance(released, pd.DataFrame)
+                 else FILE_ROWS)
+    kept, kept_index = split_keep(keep, names, out_index)
+    kept = kept or []
     named = None if columns is None else column_labels(columns, names, "columns")
     notes = []
     index = row_index(names, prof, [c for c in names if c not in strata_cols + kept])
@@ -181,6 +193,10 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
         raise nothing_to_protect(names, prof, "audit")
     seen = _read_release(released, fout, dialect, names, strata_cols, protected)
     failures = seen.failures
+    try:
+        notes += decide_index(out_index, keep=kept_index)
+    except ValueError as err:
+        failures.append(f"index: {err}")
     protected, strata_cols = ([c for c in cols if c in seen.hashes]
                               for cols in (protected, strata_cols))
     in_hash = _fingerprints(original, fin, dialect, [c for c in names

@@ -786,6 +786,25 @@ def test_keep_names_columns_and_index_levels_alike():
     assert out.index.equals(both.index) and out["x"].equals(both["x"])
 
 
+def test_the_audit_judges_a_released_frame_s_index_as_the_api_does():
+    """The audit read only a released DataFrame's columns: incomes moved into its index
+    (which ``to_csv`` writes) passed. Its index is judged as ``microaggregate`` judges it."""
+    table = _frame()
+    release = ma.microaggregate(table, 3, columns=["x", "y"], keep="income")
+    assert ma.audit(table, release, 3, keep="income").passed
+    moved = release.set_index("income")
+    report = ma.audit(table.drop(columns="income"), moved, 3)
+    assert not report.passed and report.failures == [
+        f for f in report.failures if f.startswith("index: the index 'income' is numeric")]
+    assert ma.audit(table.drop(columns="income"), moved, 3, keep="income").passed
+    shuffled = release.sample(frac=1.0, random_state=2)  # the original row numbers, shuffled
+    assert [f.split(":")[0] for f in ma.audit(table, shuffled, 3, keep="income").failures] \
+        == ["index"]
+    assert ma.audit(table, shuffled.reset_index(drop=True), 3, keep="income").passed
+    texts = release.set_axis([f"r{i}" for i in range(len(release))])
+    assert ma.audit(table, texts, 3, keep="income").passed
+
+
 def test_dask_judges_the_index_as_the_api_does(tmp_path):
     """The same rule on the whole input, partition by partition: a frame from
     ``from_pandas`` keeps pandas' index (0..n-1 across the partitions passes, a filtered one

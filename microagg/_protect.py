@@ -217,10 +217,11 @@ def microaggregate(df: pd.DataFrame, k: int, *, method: str = "mdav", columns: A
     >>> over_24 = df[df["age"] > 24]
     >>> over_24.index.tolist()
     [1, 3, 4, 5]
-    >>> microaggregate(over_24, k=2)
-    Traceback (most recent call last):
-    ...
-    ValueError: the index is numeric (4 numbers), not the row numbers 0, 1, ..., n-1: ...
+    >>> try:
+    ...     microaggregate(over_24, k=2)
+    ... except ValueError as err:
+    ...     print(str(err)[:64])
+    the index is numeric (4 numbers), not the row numbers 0, 1, ...,
     >>> microaggregate(over_24.reset_index(drop=True), k=2).index.tolist()
     [0, 1, 2, 3]
     """

@@ -786,6 +786,65 @@ def test_keep_names_columns_and_index_levels_alike():
     assert out.index.equals(both.index) and out["x"].equals(both["x"])
 
 
+_INDEXES = {
+    "range": lambda n: pd.RangeIndex(n),
+    "0..n-1 as integers": lambda n: pd.Index(np.arange(n)),
+    "1..n": lambda n: pd.Index(np.arange(1, n + 1)),
+    "dropped rows": lambda n: pd.Index(np.arange(0, 2 * n, 2)),
+    "shuffled": lambda n: pd.Index(np.random.default_rng(3).permutation(n)),
+    "floats": lambda n: pd.Index(np.random.default_rng(4).normal(size=n).round(3)),
+    "numbers as text": lambda n: pd.Index([f"{i:05d}" for i in range(7, 7 + n)]),
+    "text": lambda n: pd.Index([f"p{i}" for i in range(n)]),
+    "dates": lambda n: pd.Index(pd.date_range("2020-01-01", periods=n)),
+}
+
+
+@pytest.mark.parametrize("name", [None, "row"])
+@pytest.mark.parametrize("kind", sorted(_INDEXES))
+def test_an_index_is_judged_alike_in_memory_on_dask_and_written_to_a_file(tmp_path, capsys,
+                                                                          kind, name):
+    """One rule in every path: the API and Dask judge the index, and ``microagg protect``
+    judges the same table written with ``to_csv`` (which writes the index as its first
+    column: under an empty header if it has no name). Each path refuses it, or each
+    releases it as it was."""
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    import microagg.dask
+
+    table = _numbers(60).set_axis(_INDEXES[kind](60).rename(name))
+    src, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    table.to_csv(src)
+    header = name or BLANK
+    verdicts = {}
+    try:
+        verdicts["api"] = ma.microaggregate(table, 3, columns=["x", "y"]).index.equals(
+            table.index)
+    except ValueError as err:
+        verdicts["api"] = "refused"
+        assert INDEX_ASKS in str(err)
+    with dask.config.set(scheduler="synchronous"):
+        try:
+            # (sort=False: from_pandas would sort the rows by their index first)
+            ddf = dd.from_pandas(table, npartitions=3, sort=False)
+            lazy = microagg.dask.microaggregate(ddf, 3, strata="s", columns=["x", "y"])
+            verdicts["dask"] = bool((lazy.compute().index.sort_values()
+                                     == table.index.sort_values()).all())
+        except ValueError as err:
+            verdicts["dask"] = "refused"
+            assert INDEX_ASKS in str(err)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, "--columns", "x,y"], capsys)
+    if rc == 0:
+        verdicts["cli"] = pd.read_csv(out, dtype=str)[header].tolist() == pd.read_csv(
+            src, dtype=str)[header].tolist()
+    else:
+        verdicts["cli"] = "refused"
+        assert f"'{header}'" in one_line_error(rc, err)
+    expected = True if kind in ("range", "0..n-1 as integers", "text", "dates") or (
+        kind == "1..n" and name is None) else "refused"
+    assert verdicts == dict.fromkeys(("api", "dask", "cli"), expected), verdicts
+
+
 def test_the_audit_judges_a_released_frame_s_index_as_the_api_does():
     """The audit read only a released DataFrame's columns: incomes moved into its index
     (which ``to_csv`` writes) passed. Its index is judged as ``microaggregate`` judges it."""

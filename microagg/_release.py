@@ -149,6 +149,17 @@ class ColumnProfile:
         return (self.kind == "number" and self.rows > 1 and self.missing == 0
                 and self.first == start and self.last == start + self.rows - 1 and self.steps)
 
+    def numbers_rows(self, unnamed: bool) -> bool:
+        """Whether the column numbers the rows: 0..n-1, or with no name (an empty header,
+        an unnamed index) also 1..n, as R's ``write.csv`` writes its row names."""
+        return self.counts_from(0) or (unnamed and self.counts_from(1))
+
+    @property
+    def dates_only(self) -> bool:
+        """Dates: a datetime column, or text whose every value is a date (:data:`DATED`)."""
+        return self.kind == "datetime" or (
+            self.kind == "text" and 0 < self.dates == self.rows - self.missing)
+
 
 def _kind(col: pd.Series) -> str:
     t = col.dtype
@@ -528,8 +539,7 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
             passed.append(c)
     if refused:
         raise ValueError(_refusal(refused, prof))
-    notes += [_dates_note(c) for c in passed if prof[c].kind == "datetime" or (
-        prof[c].kind == "text" and 0 < prof[c].dates == prof[c].rows - prof[c].missing)]
+    notes += [_dates_note(c) for c in passed if prof[c].dates_only]
     return Roles(protect=list(protect), strata=strata, keep=kept, passed=passed, notes=notes,
                  keep_rest=keep_rest)
 
@@ -561,10 +571,7 @@ def row_index(names: Sequence[Any], prof: dict[Any, ColumnProfile], rest: list[A
     if not names or names[0] not in rest:
         return None
     first = names[0]
-    p = prof[first]
-    if p.counts_from(0) or (_blank_header(first) and p.counts_from(1)):
-        return first
-    return None
+    return first if prof[first].numbers_rows(_blank_header(first)) else None
 
 
 def row_index_note(index: Any) -> str:
@@ -666,13 +673,12 @@ a DataFrame's index is returned with the release ...
     notes = []
     refused = []
     for level, (name, p) in enumerate(zip(index.names, index.profiles, strict=True)):
-        counts = p.counts_from(0) or (name is None and p.counts_from(1))
-        if counts or keep_rest or (name is not None and name in keep):
+        if p.numbers_rows(name is None) or keep_rest or (name is not None and name in keep):
             continue
         label = _index_label(level, name, len(index.names))
         if p.numeric_like:
             refused.append(label + _holds(p))
-        elif p.kind == "datetime" or (p.kind == "text" and 0 < p.dates == p.rows - p.missing):
+        elif p.dates_only:
             how = ("keep=[its name]" if name is not None
                    else "name it, e.g. df.rename_axis('date'), and keep it")
             notes.append(f"{label} holds dates and is returned unchanged with the release: a "

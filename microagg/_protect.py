@@ -93,7 +93,8 @@ class MicroaggregationInfo:
         are released under that key (so each released combination of strata keys and
         protected columns is shared by ``k`` rows or more).
     kept : list
-        The columns released exactly as they were (``keep=``, and a row index).
+        What was released exactly as it was on purpose: the columns named in ``keep`` and a
+        row index, then the index levels named in ``keep``.
 
     Examples
     --------
@@ -251,7 +252,7 @@ def _protect_table(df: Any, k: Any, *, method: Any, columns: Any, standardize: b
     passed = [c for c in df.columns if c not in set(columns)]
     notes += merged_notes(strata or [], info.get("merged", {}))
     return (out, MicroaggregationInfo(method=method, k=k, params=dict(params), notes=notes,
-                                      passed_through=passed, kept=roles.keep,
+                                      passed_through=passed, kept=roles.kept,
                                       **info)) if return_info else out
 
 
@@ -318,4 +319,4 @@ def check_call(df: Any, method: Any, columns: Any, params: dict[str, Any], strat
     roles = decide_roles(list(df.columns), profiles, columns=columns, strata=names, keep=keep,
                          keep_rest=keep_rest)
     notes = decide_index(index, keep=on_index, keep_rest=roles.keep_rest)
-    return spec, replace(roles, notes=[*roles.notes, *notes]) if notes else roles
+    return spec, replace(roles, notes=[*roles.notes, *notes], kept_index=on_index)

@@ -431,7 +431,7 @@ def profile_batches(batches: Iterable[pd.DataFrame], *, na: Sequence[str] = (),
 class Roles:
     """The role of every column: protected, strata, kept (with row indexes), passed through
     (text holding no number, or everything else under ``keep_rest``); ``notes`` for the
-    report."""
+    report; ``kept_index``: the DataFrame's index levels named in ``keep``."""
 
     protect: list[Any]
     strata: list[Any]
@@ -439,6 +439,13 @@ class Roles:
     passed: list[Any]
     notes: list[str] = field(default_factory=list)
     keep_rest: bool = False
+    kept_index: list[Any] = field(default_factory=list)
+
+    @property
+    def kept(self) -> list[Any]:
+        """Everything released exactly as read on purpose: the kept columns (with a row
+        index), then the index levels named in ``keep``."""
+        return [*self.keep, *self.kept_index]
 
 
 def check_release_k(k: Any) -> int:

@@ -899,6 +899,29 @@ def test_dask_judges_the_index_as_the_api_does(tmp_path):
         assert len(out) == 60
 
 
+def test_the_report_lists_index_levels_kept_on_purpose():
+    """Found in review: ``info.kept`` (and the Dask plan's) listed the kept columns only, so
+    an index level released raw through ``keep`` was missing from the report of what was
+    released unprotected on purpose."""
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    import microagg.dask
+
+    table = _frame().set_axis(pd.Index(np.arange(60) * 3, name="person"))
+    _, info = ma.microaggregate(table, 3, strata="s", keep=["person", "income"],
+                                return_info=True)
+    assert info.kept == ["income", "person"]  # columns first, then index levels
+    with dask.config.set(scheduler="synchronous"):
+        _, plan = microagg.dask.microaggregate(dd.from_pandas(table, npartitions=3), 3,
+                                               strata="s", keep=["person", "income"],
+                                               return_info=True)
+    assert plan.kept == info.kept
+    _, info = ma.microaggregate(table.reset_index(drop=True), 3, strata="s", keep="income",
+                                return_info=True)
+    assert info.kept == ["income"]
+
+
 @pytest.mark.parametrize("form", ["Int64", "text", "csv"])
 def test_the_audit_finds_a_raw_column_with_a_missing_value(tmp_path, form):
     """Issue: a column with one missing value had no numeric fingerprint, so released raw

@@ -80,7 +80,8 @@ class ReleasePlan:
     passed_through : list
         The columns copied unchanged: strata, kept and text columns.
     kept : list
-        The columns released exactly as they were (``keep=``, and a row index).
+        What is released exactly as it was on purpose: the columns named in ``keep`` and a
+        row index, then the index levels named in ``keep``.
     notes : list of str
         As in memory: why a numeric column was not chosen by default (a row index), a
         column of dates passed through, and each small stratum merged.
@@ -220,7 +221,7 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
     passed = [c for c in ddf.columns if c not in set(roles.protect)]
     return lazy, ReleasePlan(
         columns=list(roles.protect), method=method, k=k, params=dict(params),
-        passed_through=passed, kept=list(roles.keep),
+        passed_through=passed, kept=roles.kept,
         notes=[*roles.notes, *merged_notes(roles.strata, plan.merged)],
         strata=plan_report(plan, index), merged=dict(plan.merged))
 

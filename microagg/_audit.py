@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._csv import DEFAULT_DIALECT, CsvDialect, read_text_csv
+from ._csv import DEFAULT_DIALECT, CsvDialect, dialect_for, read_text_csv
 from ._release import (
     FILE_ROWS,
     MISSING_TEXT,
@@ -115,7 +115,7 @@ def table_batches(table: Any, fmt: str | None = None, rows: int = 65_536,
 
 def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: Any = None,
           keep: Any = None, formats: tuple[str | None, str | None] = (None, None),
-          delimiter: str = CsvDialect.delimiter, decimal: str = CsvDialect.decimal
+          delimiter: str | None = None, decimal: str = CsvDialect.decimal
           ) -> ReleaseAudit:
     """Check a released table against its input: a second pair of eyes on any release.
 
@@ -150,10 +150,13 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
     formats : (str or None, str or None)
         Formats of the two files, ``"csv"`` or ``"parquet"``, where their names do not
         tell (default: Parquet for .parquet, .pq, .parq, else CSV).
-    delimiter, decimal : str, default ``","`` and ``"."``
-        The character between the fields of a CSV file, and the decimal mark of its
-        numbers (``";"`` and ``","`` under many European locales), for both files;
-        ``microagg audit --delimiter ';' --decimal ,`` on the command line.
+    delimiter : str, optional
+        The character between the fields of a CSV file, for both files (``";"`` under many
+        European locales); by default a tab for files named ``.tsv``, else ``","``.
+        ``microagg audit --delimiter ';'`` on the command line.
+    decimal : str, default ``"."``
+        The decimal mark of the numbers of a CSV file (``","`` under many European
+        locales), for both files; ``--decimal ,`` on the command line.
 
     Returns
     -------
@@ -170,8 +173,10 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
     (False, 'k-anonymity')
     """
     k = check_release_k(k)
-    dialect = CsvDialect(delimiter, decimal)
     fin, fout = formats
+    dialect = dialect_for(delimiter, decimal, [
+        f for f, fmt in ((original, fin), (released, fout))
+        if isinstance(f, (str, Path)) and file_format(f, fmt) == "csv"])
     names, profiles = profile_batches(table_batches(original, fin, dialect=dialect),
                                       text_numbers=not isinstance(original, pd.DataFrame),
                                       decimal=_reading(original, fin, dialect))

@@ -139,7 +139,8 @@ def _protect(args: argparse.Namespace) -> int:
     fmts = formats(args, source, out)
     params = method_params(args)
     columns = columns_arg(args.columns)
-    choice = release_options(args)
+    choice = release_options(args, [f for f, fmt in zip((source, out), fmts, strict=True)
+                                    if fmt == "csv"])
     strata = check_options(args)
     if strata is not None:
         protect_by_strata(args, source, out, fmts, params, columns, strata, choice)
@@ -192,9 +193,9 @@ def _audit(args: argparse.Namespace) -> int:
     from ._audit import audit
 
     check_release_k(args.k)
-    dialect = csv_dialect(args)
     files = [input_file(args.original), input_file(args.released)]
     fmts = (file_format(files[0], args.format), file_format(files[1], args.format))
+    dialect = csv_dialect(args, [f for f, fmt in zip(files, fmts, strict=True) if fmt == "csv"])
     result = audit(files[0], files[1], args.k, strata=list_arg(args.strata, "--strata"),
                    columns=columns_arg(args.columns), keep=list_arg(args.keep, "--keep"),
                    formats=fmts, delimiter=dialect.delimiter, decimal=dialect.decimal)

@@ -16,7 +16,8 @@
 * Formats: CSV, or Parquet (pyarrow) for a file ending in .parquet, .pq or .parq
   (``--format`` forces one); Parquet is never written to standard output. Every CSV
   file of a run, read or written, is in the one dialect of ``--delimiter`` and
-  ``--decimal`` (:func:`csv_dialect`).
+  ``--decimal`` (:func:`csv_dialect`; without ``--delimiter``, tabs for files named
+  ``.tsv``).
 * Errors: one line on standard error.
 """
 
@@ -42,7 +43,7 @@ from typing import IO, Any
 
 import pandas as pd
 
-from ._csv import DEFAULT_DIALECT, CsvDialect, in_dialect, read_text_csv
+from ._csv import DEFAULT_DIALECT, CsvDialect, dialect_for, in_dialect, read_text_csv
 from ._defaults import GA, HYBRID, IVMDAV, MACROGROUP_SIZE, VMDAV
 from ._entry import SIGNALS
 from ._methods import METHODS
@@ -221,17 +222,20 @@ def add_csv_options(parser: argparse.ArgumentParser) -> None:
     """``--delimiter`` and ``--decimal``: the dialect of every CSV file of the run."""
     g = parser.add_argument_group("CSV dialect (of every CSV file the command reads or "
                                   "writes)")
-    g.add_argument("--delimiter", default=CsvDialect.delimiter, metavar="CHAR",
-                   help="the character between fields: , (default), ';', tab, '|' ...")
+    g.add_argument("--delimiter", default=None, metavar="CHAR",
+                   help="the character between fields: , ';', tab, '|' ... (default: tab "
+                   "for files named .tsv, else ,)")
     g.add_argument("--decimal", default=CsvDialect.decimal, choices=[".", ","],
                    metavar="MARK",
                    help="the decimal mark of the numbers: . (default) or , (52,5 is 52.5; "
                    "a number holding a '.' is then refused, not guessed at)")
 
 
-def csv_dialect(args: argparse.Namespace) -> CsvDialect:
-    """The dialect ``--delimiter`` and ``--decimal`` name (an error if they clash)."""
-    return CsvDialect(args.delimiter, args.decimal)
+def csv_dialect(args: argparse.Namespace, files: Sequence[Path | None]) -> CsvDialect:
+    """The dialect ``--delimiter`` and ``--decimal`` name (an error if they clash); without
+    ``--delimiter``, the one the names of the run's CSV ``files`` say
+    (:func:`microagg._csv.dialect_for`)."""
+    return dialect_for(args.delimiter, args.decimal, files)
 
 
 def read_input(path: Path | None, fmt: str = "csv", dialect: CsvDialect = DEFAULT_DIALECT

@@ -25,7 +25,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,10 +88,13 @@ def add_release_options(m: argparse.ArgumentParser) -> None:
                    "empty field: not counted as text when typing the columns")
 
 
-def release_options(args: argparse.Namespace) -> ReleaseChoice:
+def release_options(args: argparse.Namespace, csv_files: Sequence[Path | None]
+                    ) -> ReleaseChoice:
+    """What the options say of the release; ``csv_files``: the run's CSV files (``None``:
+    standard input or output), whose names may say the delimiter."""
     return ReleaseChoice(keep=list_arg(args.keep, "--keep"), keep_rest=bool(args.keep_rest),
                          na=list_arg(args.na, "--na", what="missing-value text") or [],
-                         dialect=csv_dialect(args))
+                         dialect=csv_dialect(args, csv_files))
 
 
 def print_roles(roles: Roles, err: Any) -> None:

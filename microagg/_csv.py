@@ -14,7 +14,8 @@ Two rules hold for every CSV read here, whole or in batches:
 A file's :class:`CsvDialect` says which character separates its fields and which one is
 its decimal mark (``;`` and ``,`` in a spreadsheet saved under a European locale). The
 command line reads and writes every CSV file of a run in the one dialect its
-``--delimiter`` and ``--decimal`` name.
+``--delimiter`` and ``--decimal`` name; without ``--delimiter``, files named ``.tsv`` are
+read and written with tabs (:func:`dialect_for`).
 
 :func:`read_text_csv` also reads every value as the text it is (nothing made missing,
 no booleans), so that kept columns are released exactly as read.
@@ -38,7 +39,7 @@ from ._release import BLANK_HEADER, check_names
 from ._validate import number_objects
 
 __all__ = ["read_csv", "read_text_csv", "csv_error", "COMPRESSED", "CsvDialect", "DEFAULT_DIALECT",
-           "in_dialect"]
+           "TAB_SEPARATED", "dialect_for", "in_dialect"]
 
 #: The suffixes of a compressed CSV input (pandas reads them by the name).
 COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
@@ -100,6 +101,49 @@ another delimiter, e.g. --delimiter ';'
 
 #: The dialect of every CSV file unless told otherwise: commas, and a decimal point.
 DEFAULT_DIALECT = CsvDialect()
+#: The suffix naming a file of tab-separated values (before any compression suffix).
+TAB_SEPARATED = ".tsv"
+
+
+def dialect_for(delimiter: str | None, decimal: str, files: Any = ()) -> CsvDialect:
+    """The dialect of a run's CSV files: ``delimiter`` if given; otherwise a tab if the
+    named ones among ``files`` (paths, or ``None`` for standard input or output) end in
+    ``.tsv`` (``.tsv.gz``, ...), a comma if none does. Names that disagree are an error:
+    a run reads and writes one dialect, and which one would be a guess.
+
+    Examples
+    --------
+    >>> dialect_for(None, ".", ["survey.tsv", None]).delimiter
+    '\\t'
+    >>> dialect_for(None, ".", ["survey.csv.gz"]).delimiter
+    ','
+    >>> dialect_for(";", ",", ["survey.tsv"])
+    CsvDialect(delimiter=';', decimal=',')
+    >>> dialect_for(None, ".", ["survey.tsv", "protected.csv"])
+    Traceback (most recent call last):
+    ...
+    ValueError: survey.tsv is tab-separated by its name, protected.csv is not: ...
+    """
+    if delimiter is not None:
+        return CsvDialect(delimiter, decimal)
+    named = [Path(f) for f in files if f is not None]
+    tabs = [_tab_separated(f) for f in named]
+    if any(tabs) and not all(tabs):
+        tsv = ", ".join(f.name for f, t in zip(named, tabs, strict=True) if t)
+        other = ", ".join(f.name for f, t in zip(named, tabs, strict=True) if not t)
+        raise ValueError(f"{tsv} is tab-separated by its name, {other} is not: every CSV "
+                         "file of a run is read and written with one delimiter; say which "
+                         "with --delimiter tab or --delimiter ',' (delimiter= in Python), "
+                         "or name the files alike")
+    return CsvDialect("\t" if any(tabs) else ",", decimal)
+
+
+def _tab_separated(path: Path) -> bool:
+    """Whether the name ends in ``.tsv``, before a compression suffix if any."""
+    suffix = path.suffix.lower()
+    if suffix in COMPRESSED:
+        suffix = Path(path.stem).suffix.lower()
+    return suffix == TAB_SEPARATED
 
 
 def in_dialect(frame: pd.DataFrame, dialect: CsvDialect) -> pd.DataFrame:

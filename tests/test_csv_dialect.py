@@ -91,6 +91,49 @@ def test_a_tab_separated_file(tmp_path, capsys):
         assert out.splitlines()[0] == "id\tregion\tincome\tage\tnote"
 
 
+@pytest.mark.parametrize("strata", [[], STRATA])
+@pytest.mark.parametrize("suffix", [".tsv", ".TSV", ".tsv.gz"])
+def test_a_file_named_tsv_is_read_and_written_with_tabs(tmp_path, capsys, strata, suffix):
+    """Found in review: ``microagg protect survey.tsv`` read the file with commas (one
+    text column: an error whose hint named ``--delimiter tab``). A ``.tsv`` name now says
+    the delimiter unless ``--delimiter`` is given, for the input, the output and the
+    audit, in memory and streamed."""
+    plain = _write(tmp_path / "in.tsv", _rows(), "\t", ".")
+    src = tmp_path / f"survey{suffix}"
+    src.write_bytes(plain.read_bytes()) if suffix != ".tsv.gz" else pd.read_csv(
+        plain, sep="\t", dtype=str, keep_default_na=False).to_csv(src, sep="\t", index=False)
+    dst = tmp_path / f"protected{suffix}"
+    rc, _, err = run(["protect", src, "-k", 3, "--keep", "id", "-o", dst, *strata], capsys)
+    assert rc == 0, err
+    released = pd.read_csv(dst, sep="\t")
+    assert list(released.columns) == ["id", "region", "income", "age", "note"]
+    assert released["income"].value_counts().min() >= 3
+    rc, out, err = run(["audit", src, dst, "-k", 3, "--keep", "id"], capsys)
+    assert rc == 0 and "the release passes the audit" in err, err
+    assert microagg.audit(src, dst, 3, keep="id").passed
+    rc, out, _ = run(["protect", src, "-k", 3, "--keep", "id"], capsys)  # to standard output
+    assert rc == 0 and out.splitlines()[0] == "id\tregion\tincome\tage\tnote"
+    rc, _, _ = run(["protect", src, "-k", 3, "--keep", "id", "--delimiter", ",", "-o",
+                    tmp_path / "one-column.csv"], capsys)  # the option wins over the name
+    assert rc == 2
+
+
+def test_names_that_disagree_on_the_delimiter_are_asked_about(tmp_path, capsys):
+    """A run reads and writes one dialect: ``in.tsv`` to ``out.csv`` would be a guess."""
+    src = _write(tmp_path / "in.tsv", _rows(), "\t", ".")
+    dst = tmp_path / "out.csv"
+    rc, out, err = run(["protect", src, "-k", 3, "--keep", "id", "-o", dst], capsys)
+    assert "in.tsv is tab-separated by its name, out.csv is not" in one_line_error(rc, err)
+    assert not dst.exists() and not out
+    rc, _, err = run(["protect", src, "-k", 3, "--keep", "id", "-o", dst, "--delimiter", "tab"],
+                     capsys)
+    assert rc == 0, err
+    assert pd.read_csv(dst, sep="\t").shape == (40, 5)
+    with pytest.raises(ValueError, match="tab-separated by its name"):
+        microagg.audit(src, dst, 3, keep="id")
+    assert microagg.audit(src, dst, 3, keep="id", delimiter="\t").passed
+
+
 def test_the_audit_reads_decimal_commas_as_the_numbers_they_are(files):
     """Against a release of numbers (a table, Parquet), the raw decimal-comma column is
     found: read as text with its comma dropped, 2074,91 would be 207491, and the raw

@@ -48,7 +48,7 @@ from ._release import (
     protectable,
     split_keep,
 )
-from ._strata import check_policy, merged_notes, recode_merged, strata_list, stratified
+from ._strata import check_policy, merged_notes, strata_list, stratified
 from ._validate import as_matrix, check_flags, check_k
 
 __all__ = ["microaggregate", "MicroaggregationInfo"]
@@ -268,13 +268,14 @@ def _run(df: pd.DataFrame, X: np.ndarray, k: int, function: Callable[..., Any],
         labels = np.asarray(function(Z, k, **params), dtype=np.int64)
         released = aggregate(X, labels)
     else:
-        released, labels, report, merged = stratified(
+        done = stratified(
             df, X, k, function, params, strata=strata, policy=check_policy(small_strata),
             standardize=standardize, columns=columns)
+        released, labels, report, merged = done.released, done.labels, done.report, done.merged
     out = df.copy()
     out[columns] = released
-    if merged and strata is not None:  # merged is empty without strata
-        out[strata] = recode_merged(out[strata], strata, merged)
+    if strata is not None:  # every row under its unit's key
+        out[strata] = done.strata
     if not return_info:
         return out, {}
     within, total, il = loss_summary(Z, labels)

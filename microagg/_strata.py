@@ -8,7 +8,8 @@ one stratum in memory at a time) and :func:`microagg.dask.microaggregate` (one t
 stratum on a Dask cluster).
 
 * **Strata** are the distinct combinations of the strata columns, in sorted order.
-  Strata columns are released unchanged and are never quasi-identifiers; a missing
+  Strata columns are released as their stratum's key (:func:`under_keys`: unchanged
+  unless merged or written otherwise) and are never quasi-identifiers; a missing
   value in one is an error (fill it, e.g. with ``"unknown"``, to make it a stratum).
 * **Statistics** (:func:`moments`, :func:`combine_moments`): per stratum, the number of
   records and each protected column's mean and sum of squared deviations, computed
@@ -22,9 +23,12 @@ stratum on a Dask cluster).
   ``standardize=False``); a tie goes to the first in stratum order. Centroids are those
   of the original strata, so the result does not depend on the order of the merges.
   The strata protected together form one *unit*; units are ordered by their (large)
-  stratum. A merged stratum's rows are released under the key of the stratum it was
-  merged into (:func:`recode_merged`): a group may mix rows of both, and a released
-  small key would single its rows out.
+  stratum. Every row is released under its unit's key (:func:`under_keys`): a merged
+  stratum's rows under the key of the stratum it was merged into (a group may mix rows of
+  both, and a released small key would single its rows out), and a value equal to its
+  stratum's key but written otherwise (``-0.0`` for ``0.0``, ``True`` for ``1``, a time in
+  another time zone) as the key, since written out each spelling would be a stratum of
+  its own.
 * **One unit** (:func:`protect_block`): standardised within the unit (population
   standard deviation; a column constant within the unit has z-score 0 there), the
   method run, the centroids published in original units. Group labels are numbered
@@ -45,11 +49,10 @@ import pandas as pd
 from ._core import constant_columns, group_centroids, loss_summary, zscores
 from ._validate import as_matrix, column_labels
 
-__all__ = ["SMALL_STRATA", "strata_list", "recode_merged", "check_policy",
+__all__ = ["SMALL_STRATA", "strata_list", "under_keys", "check_policy",
            "check_strata_values", "moments", "combine_moments", "StrataPlan", "plan_strata",
-           "BlockResult", "protect_block",
-           "stratified", "overall_loss", "describe_key", "global_spread", "strata_report",
-           "plan_report", "merged_notes"]
+           "BlockResult", "protect_block", "Stratified", "stratified", "overall_loss",
+           "describe_key", "global_spread", "strata_report", "plan_report", "merged_notes"]
 
 #: The policies for a stratum with fewer than k records.
 SMALL_STRATA = ("error", "merge")
@@ -69,19 +72,42 @@ def strata_list(strata: Any, table_columns: Sequence[Any]) -> list[Any]:
     return column_labels(strata, table_columns, "strata")
 
 
-def recode_merged(frame: pd.DataFrame, strata: list[Any], merged: dict[Any, Any]
-                  ) -> pd.DataFrame:
-    """The strata columns with each merged small stratum's rows under its target's key."""
-    out = frame.copy()
-    for small, target in merged.items():
-        small_key = small if len(strata) > 1 else (small,)
-        target_key = target if len(strata) > 1 else (target,)
-        rows = np.ones(len(out), dtype=bool)
-        for c, v in zip(strata, small_key, strict=True):
-            rows &= (out[c] == v).to_numpy()
-        for c, v in zip(strata, target_key, strict=True):
-            out.loc[rows, c] = v
+def under_keys(frame: pd.DataFrame, keys: pd.DataFrame) -> pd.DataFrame:
+    """The strata columns ``frame`` with each row's values replaced by its unit's key
+    (``keys``: the same columns, one row per row of ``frame``) where they are not written
+    as the key is: a merged stratum's rows, and values equal to the key but spelled
+    otherwise (``-0.0`` and ``0.0``; ``1``, ``1.0`` and ``True`` in an object column;
+    ``Decimal("1.00")``). Columns needing no change are not touched (nor their dtype).
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"s": [0.0, -0.0, 1.0]})
+    >>> under_keys(frame, pd.DataFrame({"s": [0.0, 0.0, 1.0]}))["s"].map(repr).tolist()
+    ['0.0', '0.0', '1.0']
+    """
+    out = frame
+    for j, c in enumerate(frame.columns):
+        values, key = frame.iloc[:, j].to_numpy(), keys.iloc[:, j].to_numpy()
+        apart = _written_apart(values, key)
+        if apart.any():
+            if out is frame:
+                out = frame.copy()
+            # (a key is one of the column's values: its dtype holds it)
+            out.loc[apart, c] = keys.iloc[:, j].astype(frame.dtypes.iloc[j]).to_numpy()[apart]
     return out
+
+
+def _written_apart(values: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """Where ``values`` differ from ``key`` or equal it written otherwise."""
+    if values.dtype != object and key.dtype != object:
+        apart = ~np.asarray(values == key, dtype=bool)
+        if values.dtype.kind == "f" and key.dtype.kind == "f":  # -0.0 == 0.0
+            apart |= np.signbit(values) != np.signbit(key)
+        return apart
+    if pd.api.types.infer_dtype(values) == pd.api.types.infer_dtype(key) == "string":
+        return ~np.asarray(values == key, dtype=bool)  # (equal text is written alike)
+    return np.array([type(a) is not type(b) or repr(a) != repr(b)
+                     for a, b in zip(values, key, strict=True)], dtype=bool)
 
 
 def check_policy(small_strata: Any) -> str:
@@ -124,10 +150,17 @@ def moments(frame: pd.DataFrame, strata: list[Any], columns: list[Any]) -> pd.Da
     stratum mean); the index holds the strata keys (named by the strata columns).
     """
     check_strata_values(frame, strata)
-    X = as_matrix(frame[columns], name="the protected columns", min_rows=0)
+    return _moments(frame[strata], as_matrix(frame[columns], name="the protected columns",
+                                             min_rows=0))
+
+
+def _moments(keys: pd.DataFrame, X: np.ndarray) -> pd.DataFrame:
+    """:func:`moments` of the rows of ``X`` by the strata columns ``keys`` (in row order;
+    kept apart from ``X``, so that no strata column's label can meet a protected one's)."""
+    strata = list(keys.columns)
     vals = pd.DataFrame(X, columns=[f"mean{j}" for j in range(X.shape[1])])
-    keys = [frame[c].reset_index(drop=True) for c in strata]
-    g = vals.groupby(keys, sort=True, observed=True)
+    g = vals.groupby([keys.iloc[:, i].reset_index(drop=True) for i in range(keys.shape[1])],
+                     sort=True, observed=True)
     n = g.size()
     mean = g.mean()
     m2 = (g.var(ddof=0).fillna(0.0) * n.to_numpy()[:, None]).set_axis(
@@ -364,17 +397,24 @@ def overall_loss(stats: pd.DataFrame, column_sse: np.ndarray, *, standardize: bo
     return 100.0 * float(column_sse.sum()) / total if total else 0.0
 
 
+@dataclass(frozen=True)
+class Stratified:
+    """What the in-memory engine (:func:`stratified`) returns, in the table's row order."""
+
+    released: np.ndarray  #: the protected columns' released values
+    labels: np.ndarray  #: each row's group, unique over the table
+    report: pd.DataFrame  #: the per-stratum table of ``MicroaggregationInfo.strata``
+    merged: dict[Any, Any]  #: each merged small stratum's key and its target's
+    strata: pd.DataFrame  #: the strata columns as released (:func:`under_keys`)
+
+
 def stratified(df: pd.DataFrame, X: np.ndarray, k: int, function: Any, params: dict[str, Any],
                *, strata: list[Any], policy: str, standardize: bool, columns: list[Any]
-               ) -> tuple[np.ndarray, np.ndarray, pd.DataFrame, dict[Any, Any]]:
-    """The in-memory engine: ``(released, labels, report, merged)`` in the table's row order.
-
-    ``report`` is the per-stratum table of :attr:`MicroaggregationInfo.strata`.
-    """
+               ) -> Stratified:
+    """The in-memory engine: each unit protected on its own, every row under its unit's
+    key."""
     check_strata_values(df, strata)
-    view = pd.DataFrame(X, columns=range(X.shape[1]))
-    stats = moments(pd.concat([df[strata].reset_index(drop=True), view], axis=1), strata,
-                    list(range(X.shape[1])))
+    stats = _moments(df[strata], X)
     plan = plan_strata(stats, k, policy, standardize=standardize, columns=columns)
     codes = _stratum_codes(df, strata, stats.index)
     rows = _rows_by_unit(codes, plan)
@@ -387,7 +427,10 @@ def stratified(df: pd.DataFrame, X: np.ndarray, k: int, function: Any, params: d
         labels[idx] = res.labels + offset
         offset += res.groups
         results.append(res)
-    return released, labels, strata_report(plan, results, stats.index), plan.merged
+    key_at = np.array([plan.units[int(u)][0] for u in plan.unit_of], dtype=np.int64)
+    keys = stats.index[key_at[codes]].to_frame(index=False)
+    return Stratified(released, labels, strata_report(plan, results, stats.index),
+                      plan.merged, under_keys(df[strata], keys))
 
 
 def _stratum_codes(df: pd.DataFrame, strata: list[Any], index: pd.Index) -> np.ndarray:

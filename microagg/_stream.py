@@ -384,8 +384,8 @@ def protect_unit(source: Any, settings: StreamSettings, out: str | None = None,
                  key: tuple[Any, ...] | None = None) -> tuple[Any, UnitSummary]:
     """Protect one unit (an Arrow table, or ``(spill file, record batches)``); the worker task.
 
-    ``key``: the strata values to release every row under (a unit with merged small
-    strata is released under its own stratum's key); ``None`` keeps them.
+    ``key``: the strata values to release every row under (its unit's key:
+    :func:`_release_key`); ``None`` keeps them.
 
     Returns the protected rows (the row column dropped) and a summary; with ``out``, the
     rows are written there (an Arrow IPC file, record batches of :data:`BATCH_ROWS` rows)
@@ -617,13 +617,11 @@ def _run(jobs: list[list[int]], plan: Any, spill: str, target: Any, out_fmt: str
     return summaries
 
 
-def _release_key(plan: Any, u: int, strata: list[Any]) -> tuple[Any, ...] | None:
-    """The strata values unit ``u`` is released under: its own stratum's, if small strata
-    were merged into it (else ``None``: every row keeps its own)."""
-    members = plan.units[u]
-    if len(members) == 1:
-        return None
-    key = plan.keys[members[0]]
+def _release_key(plan: Any, u: int, strata: list[Any]) -> tuple[Any, ...]:
+    """The strata values every row of unit ``u`` is released under: its own stratum's key
+    (that of a small stratum merged into it, and a value equal to the key but written
+    otherwise, such as Parquet's ``-0.0`` for ``0.0``, would single its rows out)."""
+    key = plan.keys[plan.units[u][0]]
     values = key if len(strata) > 1 else (key,)
     return tuple(v.item() if isinstance(v, np.generic) else v for v in values)
 

@@ -54,6 +54,7 @@ from .._strata import (
     plan_strata,
     protect_block,
     strata_list,
+    under_keys,
 )
 from .._validate import NonFinite, as_matrix, check_flags, check_k
 
@@ -254,7 +255,7 @@ def _released(ddf: Any, plan: Any, units: pd.DataFrame, offsets: list[int], k: i
     gathered = tagged.set_index(_UNIT, divisions=list(range(len(plan.units) + 1)))
     out_meta = ddf._meta.astype({c: np.float64 for c in columns})
     sizes = [int(plan.sizes[u].sum()) for u in plan.units]
-    keys = [plan.keys[u[0]] if len(u) > 1 else None for u in plan.units]
+    keys = [plan.keys[u[0]] for u in plan.units]
     return gathered.map_partitions(_protect, k, method=method, params=params, roles=roles,
                                    standardize=standardize, index_name=ddf._meta.index.name,
                                    sizes=sizes, keys=keys, meta=out_meta, partition_info=True)
@@ -330,10 +331,10 @@ def _protect(part: pd.DataFrame, k: int, *, method: str, params: dict[str, Any],
     res = protect_block(X, k, get_method(method).function, params,
                         standardize=standardize, names=columns)
     out[columns] = res.released
-    if keys[unit] is not None:
-        values = keys[unit] if len(roles.strata) > 1 else (keys[unit],)
-        for c, v in zip(roles.strata, values, strict=True):
-            out.loc[:, c] = v  # (in place: the column keeps its dtype, as in memory)
+    values = keys[unit] if len(roles.strata) > 1 else (keys[unit],)
+    key = pd.DataFrame({j: pd.Series([v]).repeat(len(out)).reset_index(drop=True)
+                        for j, v in enumerate(values)})
+    out[roles.strata] = under_keys(out[roles.strata], key)  # (every row under the unit's key)
     return out
 
 

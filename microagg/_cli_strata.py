@@ -119,8 +119,8 @@ def add_options(m: argparse.ArgumentParser) -> None:
     g.add_argument("--strata", metavar="COL[,COL]",
                    help="protect each stratum (each combination of these columns' values) "
                    "on its own, streaming the file one stratum at a time; strata columns are "
-                   "copied unchanged (a merged small stratum under the key of the stratum it "
-                   "joined); the output is grouped by unit")
+                   "released as their stratum's key (unchanged, but a merged small stratum "
+                   "under the key of the stratum it joined); the output is grouped by unit")
     g.add_argument("--small-strata", choices=list(SMALL_STRATA), default=None,
                    help="a stratum with fewer than k records: 'error' (default) names it, "
                    "'merge' protects it with the stratum of nearest centroid (reported)")

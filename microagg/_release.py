@@ -603,6 +603,26 @@ class IndexProfile:
     profiles: tuple[ColumnProfile, ...]
     positions: bool
 
+    def numbered_from(self) -> int | None:
+        """The first row number if the index only numbers the rows (positions, or one level
+        counting 0..n-1; unnamed, also 1..n), else ``None``.
+
+        Examples
+        --------
+        >>> profile_index(pd.RangeIndex(5)).numbered_from()
+        0
+        >>> print(profile_index(pd.Index([f"p{i}" for i in range(5)])).numbered_from())
+        None
+        """
+        if self.positions:
+            return 0
+        if len(self.profiles) == 1:
+            unnamed = self.names[0] is None
+            for start in (0, 1):
+                if self.profiles[0].counts_from(start) and (start == 0 or unnamed):
+                    return start
+        return None
+
 
 #: The rows of a table read from a file (CSV, Parquet): numbered by position, no index is
 #: released (a Parquet file's pandas index is one of its columns).

@@ -1155,3 +1155,40 @@ def test_a_lone_row_counter_is_named_when_nothing_is_left_to_protect():
     with pytest.raises(ValueError, match=r"its numeric column 'n' counts the rows 0, 1, \.\.\., "
                        r"so it is kept as a row index: name it in columns to protect it"):
         ma.microaggregate(pd.DataFrame({"n": range(6), "town": list("abcdef")}), 3)
+
+
+def test_a_dask_release_of_files_numbers_its_rows_over_the_whole_input(tmp_path):
+    """Found in review: ``dd.read_csv`` (and ``read_parquet``) number each file's rows from
+    0, and the release kept those numbers (repeated), so ``sort_index()`` did not give the
+    input's order and the audit refused every such release. The rows are numbered over the
+    whole input now; written with ``write_index=False`` (as the README does) the release
+    passes the audit, and a computed release whose index shows the input order is asked
+    about."""
+    dd = pytest.importorskip("dask.dataframe")
+    pytest.importorskip("pyarrow")
+    import dask
+
+    import microagg.dask
+
+    parts = [_frame(n) for n in (40, 50, 60)]
+    for i, part in enumerate(parts):
+        part.to_csv(tmp_path / f"in{i}.csv", index=False)
+    table = pd.concat(parts, ignore_index=True)
+    with dask.config.set(scheduler="synchronous"):
+        lazy = microagg.dask.microaggregate(dd.read_csv(tmp_path / "in*.csv"), 3,
+                                            strata="s", keep="income")
+        out = lazy.compute()
+        lazy.to_parquet(tmp_path / "out", write_index=False)
+    assert sorted(out.index) == list(range(len(table)))
+    pd.testing.assert_frame_equal(out.sort_index(), ma.microaggregate(table, 3, strata="s",
+                                                                      keep="income"),
+                                  check_dtype=False)  # (Dask holds text as pyarrow strings)
+    assert ma.audit(table, out.sort_index(), 3, strata="s", keep="income").passed
+    assert [f.split(":")[0] for f in ma.audit(table, out, 3, strata="s",
+                                              keep="income").failures] == ["index"]
+    table.to_parquet(tmp_path / "table.parquet", index=False)
+    written = pd.concat([pd.read_parquet(f) for f in sorted((tmp_path / "out").iterdir())],
+                        ignore_index=True)
+    written.to_parquet(tmp_path / "release.parquet", index=False)
+    assert ma.audit(tmp_path / "table.parquet", tmp_path / "release.parquet", 3, strata="s",
+                    keep="income").passed

@@ -166,7 +166,13 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
     dask.dataframe.DataFrame, or (dask.dataframe.DataFrame, ReleasePlan)
         Lazy: one partition per unit (a stratum, with small strata merged into it) in
         sorted stratum order, rows in input order with their index; protected columns
-        are float64.
+        are float64. An index that only numbered the rows (each partition from 0, as
+        ``read_csv`` and ``read_parquet`` make it) numbers them over the whole input, so
+        ``.compute().sort_index()`` is the in-memory release of the input in order.
+        Grouped by stratum, that index holds each row's position in the input, which the
+        release's order no longer shows: drop it before publishing unless the input's
+        order may be published (``to_parquet(..., write_index=False)``,
+        ``reset_index(drop=True)``; :func:`microagg.audit` asks about it otherwise).
 
     Raises
     ------
@@ -210,11 +216,11 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
     _check_frame(ddf)
     check_release_k(k)  # (these checks before the pass over the data)
     check_flags(standardize=standardize, keep_rest=keep_rest, return_info=return_info)
-    roles = _roles(ddf, method, columns, params, strata, keep, keep_rest)
+    roles, rows = _roles(ddf, method, columns, params, strata, keep, keep_rest)
     k, plan, units, offsets = _plan(ddf, k, roles.strata, roles.protect,
                                     check_policy(small_strata), standardize)
     lazy = _released(ddf, plan, units, offsets, k, method=method, params=params, roles=roles,
-                     standardize=standardize)
+                     standardize=standardize, numbered_from=rows.numbered_from())
     if not return_info:
         return lazy
     index = (pd.Index(plan.keys, name=roles.strata[0]) if len(roles.strata) == 1
@@ -228,15 +234,17 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
 
 
 def _roles(ddf: Any, method: Any, columns: Any, params: dict[str, Any], strata: Any,
-           keep: Any, keep_rest: bool) -> Roles:
-    """The columns' roles, on the whole frame: its metadata and every partition's profile."""
+           keep: Any, keep_rest: bool) -> tuple[Roles, IndexProfile]:
+    """The columns' roles and the index's profile, on the whole frame: its metadata and
+    every partition's profile."""
     check_names(list(ddf.columns))
     strata = strata_list(strata, list(ddf.columns))
     parts = dask.compute([dask.delayed(_profiles)(p) for p in ddf.to_delayed()])[0]
+    index = combine_index_profiles(i for _, i in parts)
     _, roles = check_call(ddf._meta, method, columns, params, strata, keep=keep,
                           keep_rest=keep_rest, profiles=combine_profiles(c for c, _ in parts),
-                          index=combine_index_profiles(i for _, i in parts))
-    return roles
+                          index=index)
+    return roles, index
 
 
 def _profiles(part: pd.DataFrame) -> tuple[list[ColumnProfile], IndexProfile]:
@@ -245,8 +253,12 @@ def _profiles(part: pd.DataFrame) -> tuple[list[ColumnProfile], IndexProfile]:
 
 
 def _released(ddf: Any, plan: Any, units: pd.DataFrame, offsets: list[int], k: int, *,
-              method: str, params: dict[str, Any], roles: Roles, standardize: bool) -> Any:
-    """The lazy release: rows tagged with their unit, gathered, one task per unit."""
+              method: str, params: dict[str, Any], roles: Roles, standardize: bool,
+              numbered_from: int | None) -> Any:
+    """The lazy release: rows tagged with their unit, gathered, one task per unit.
+    ``numbered_from``: the input's index only numbers its rows, from 0 or 1
+    (:meth:`~microagg._release.IndexProfile.numbered_from`): the release's index numbers
+    them over the whole input (``None``: the release keeps the input's index)."""
     strata, columns = roles.strata, roles.protect
     meta = ddf._meta.assign(**{_POS: np.int64(0), _INDEX: ddf._meta.index.to_numpy(),
                                _UNIT: np.int64(0)})
@@ -258,7 +270,8 @@ def _released(ddf: Any, plan: Any, units: pd.DataFrame, offsets: list[int], k: i
     keys = [plan.keys[u[0]] for u in plan.units]
     return gathered.map_partitions(_protect, k, method=method, params=params, roles=roles,
                                    standardize=standardize, index_name=ddf._meta.index.name,
-                                   sizes=sizes, keys=keys, meta=out_meta, partition_info=True)
+                                   numbered_from=numbered_from, sizes=sizes, keys=keys,
+                                   meta=out_meta, partition_info=True)
 
 
 def _check_frame(ddf: Any) -> None:
@@ -315,13 +328,18 @@ def _tag(part: pd.DataFrame, units: pd.DataFrame, strata: list[Any], offsets: li
 
 
 def _protect(part: pd.DataFrame, k: int, *, method: str, params: dict[str, Any],
-             roles: Roles, standardize: bool, index_name: Any, sizes: list[int],
-             keys: list[Any], partition_info: dict[str, Any] | None = None) -> pd.DataFrame:
+             roles: Roles, standardize: bool, index_name: Any, numbered_from: int | None,
+             sizes: list[int], keys: list[Any], partition_info: dict[str, Any] | None = None
+             ) -> pd.DataFrame:
     """Protect the one unit of a partition, its rows in input order (the task), after
     checking that the unit is the one planned (its size, its columns' roles)."""
     columns = roles.protect
     part = part.sort_values(_POS, kind="stable")
-    out = part.set_index(_INDEX).drop(columns=[_POS])
+    if numbered_from is None:
+        out = part.set_index(_INDEX).drop(columns=[_POS])
+    else:  # (each partition read from a file numbers its rows from 0: over the whole input)
+        out = part.drop(columns=[_INDEX]).set_index(_POS)
+        out.index += numbered_from
     out.index.name = index_name
     if partition_info is None:  # Dask's metadata pass
         return out.astype({c: np.float64 for c in columns})

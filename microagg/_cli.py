@@ -43,6 +43,7 @@ from ._cli_io import (
     add_method_options,
     columns_arg,
     csv_dialect,
+    damaged_input,
     input_file,
     list_arg,
     method_params,
@@ -193,7 +194,7 @@ def _audit(args: argparse.Namespace) -> int:
     from ._audit import audit
 
     check_release_k(args.k)
-    files = [input_file(args.original), input_file(args.released)]
+    files = [input_file(args.original), input_file(args.released, "released")]
     fmts = (file_format(files[0], args.format), file_format(files[1], args.format))
     dialect = csv_dialect(args, [f for f, fmt in zip(files, fmts, strict=True) if fmt == "csv"])
     result = audit(files[0], files[1], args.k, strata=list_arg(args.strata, "--strata"),
@@ -434,6 +435,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as err:
         if args.debug:
             raise
+        damaged = damaged_input(err, [getattr(args, name, None) for name in
+                                      ("input", "original", "released")])
+        if damaged is not None:  # (before USER_ERRORS: bz2 and gzip raise OSErrors)
+            print(f"microagg: error: {damaged}", file=sys.stderr)
+            return 2
         if isinstance(err, USER_ERRORS):
             print(f"microagg: error: {one_line(err)}", file=sys.stderr)
             return 2

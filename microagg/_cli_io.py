@@ -26,7 +26,9 @@ from __future__ import annotations
 import argparse
 import ctypes
 import errno
+import gzip
 import io
+import lzma
 import os
 import re
 import secrets
@@ -35,6 +37,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -43,7 +46,14 @@ from typing import IO, Any
 
 import pandas as pd
 
-from ._csv import DEFAULT_DIALECT, CsvDialect, dialect_for, in_dialect, read_text_csv
+from ._csv import (
+    COMPRESSED,
+    DEFAULT_DIALECT,
+    CsvDialect,
+    dialect_for,
+    in_dialect,
+    read_text_csv,
+)
 from ._defaults import GA, HYBRID, IVMDAV, MACROGROUP_SIZE, VMDAV
 from ._entry import SIGNALS
 from ._methods import METHODS
@@ -53,7 +63,7 @@ __all__ = ["METHOD_OPTIONS", "COMPRESSIONS", "add_method_options", "method_param
            "input_file", "output_target", "read_input", "InputTable", "write_table",
            "columns_arg", "list_arg", "add_csv_options", "csv_dialect",
            "run_folder", "guard", "atomic_target", "publish", "compression_of", "open_output",
-           "signals_held", "one_line"]
+           "signals_held", "one_line", "DAMAGED", "damaged_input"]
 
 
 def _yes_no(text: str) -> bool:
@@ -172,16 +182,17 @@ def list_arg(text: str | None, flag: str, otherwise: str = "", what: str = "colu
     return names
 
 
-def input_file(name: str) -> Path | None:
-    """The input file (``None``: ``-``, standard input), checked before any work is done."""
+def input_file(name: str, role: str = "input") -> Path | None:
+    """A file the command reads (``None``: ``-``, standard input), checked before any work
+    is done; ``role`` names it in the errors (the audit reads an input and a release)."""
     if name == "-":
         return None
     path = Path(name)
     if not path.exists():
-        raise FileNotFoundError(f"input file {name} does not exist (give - to read standard "
+        raise FileNotFoundError(f"{role} file {name} does not exist (give - to read standard "
                                 "input)")
     if path.is_dir():
-        raise IsADirectoryError(f"input {name} is a folder, not a CSV or Parquet file")
+        raise IsADirectoryError(f"{role} {name} is a folder, not a CSV or Parquet file")
     return path
 
 
@@ -216,6 +227,31 @@ class InputTable:
 
     frame: pd.DataFrame
     arrow_schema: Any = None
+
+
+#: What reading a truncated or corrupt compressed file raises: gzip, xz, bz2 (an
+#: ``OSError`` "Invalid data stream"), zstandard (``ZstdError``).
+DAMAGED = (EOFError, zlib.error, lzma.LZMAError, gzip.BadGzipFile)
+
+
+def damaged_input(err: BaseException, files: Sequence[Any]) -> str | None:
+    """The one-line error for a compressed input that is truncated or corrupt, or a Parquet
+    input that is none (naming those of ``files``, the run's inputs), or ``None`` if ``err``
+    is another."""
+    if "Parquet magic bytes not found" in str(err):  # (pyarrow's ArrowInvalid)
+        named = [str(f) for f in files if f is not None
+                 and Path(str(f)).suffix.lower() in (".parquet", ".pq", ".parq")]
+        return (f"{' or '.join(named) or 'the input'}: not a Parquet file, or a damaged one "
+                f"({one_line(err)}); copy or write it again, or give --format csv if it is a "
+                "CSV file")
+    if not (isinstance(err, DAMAGED) or type(err).__name__ == "ZstdError"
+            or (isinstance(err, OSError) and str(err) == "Invalid data stream")):
+        return None
+    packed = [str(f) for f in files if f is not None and Path(str(f)).suffix.lower()
+              in (*COMPRESSED, ".zst")]
+    which = " or ".join(packed) or "the compressed input"
+    return (f"{which}: the compressed data is truncated or corrupt ({one_line(err)}); copy "
+            "or download the file again")
 
 
 def add_csv_options(parser: argparse.ArgumentParser) -> None:

@@ -57,7 +57,7 @@ class ReleaseAudit:
         True if every check passed.
     failures : list of str
         One sentence per failed check, naming it (``"k-anonymity"``, ``"raw column"``,
-        ``"rows"``, ``"kept column"``, ``"columns"``, ``"index"``).
+        ``"rows"``, ``"kept column"``, ``"passed column"``, ``"columns"``, ``"index"``).
     rows : int
         Rows of the input.
     protected, strata, kept : list
@@ -128,11 +128,12 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
     * **raw column**: no released column equals (as a multiset of values, in any row
       order) an input column that is numeric or looks numeric, unless that column is
       kept, a stratum, or shares each of its values (within strata) with ``k`` rows;
-    * **rows** and **kept column**: the row count, and each kept column's values, equal
-      the input's; **columns**: every input column is released, and no other;
-    * **index** (a released DataFrame): its index numbers the rows or holds text, or is
-      named in ``keep``, as :func:`microagg.microaggregate` asks of it (``to_csv`` writes
-      it with the table).
+    * **rows**, **kept column** and **passed column**: the row count, and the values of
+      each kept column and of each column passed through (text without digits, dates,
+      booleans), equal the input's; **columns**: every input column is released, and no other;
+    * **index** (a released DataFrame): its index numbers the rows or holds text without
+      digits, or is named in ``keep``, as :func:`microagg.microaggregate` asks of it
+      (``to_csv`` writes it with the table).
 
     Parameters
     ----------
@@ -194,8 +195,10 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
         notes.append(row_index_note(index))
     protected = ([c for c in names if prof[c].numeric_like and c not in strata_cols
                   and c not in kept] if named is None else named)
-    if not protected:  # nothing numeric: a pass would say nothing (a file read wrongly?)
-        raise nothing_to_protect(names, prof, "audit")
+    if not protected or (named is None and not any(prof[c].kind == "number"
+                                                   for c in protected)):
+        raise nothing_to_protect(names, prof, "audit")  # (a file read wrongly? a pass
+        # would say nothing)
     seen = _read_release(released, fout, dialect, names, strata_cols, protected)
     failures = seen.failures
     try:
@@ -204,8 +207,10 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
         failures.append(f"index: {err}")
     protected, strata_cols = ([c for c in cols if c in seen.hashes]
                               for cols in (protected, strata_cols))
+    passed = [c for c in names if not prof[c].numeric_like and c not in kept
+              and c not in strata_cols and c not in protected]  # (text, dates: as read)
     in_hash = _fingerprints(original, fin, dialect, [c for c in names
-                                            if prof[c].numeric_like or c in kept])
+                                            if prof[c].numeric_like or c in kept + passed])
     rows = prof[names[0]].rows if names else 0
     if seen.rows != rows:
         failures.append(f"rows: the release has {seen.rows} rows, the input {rows}")
@@ -214,6 +219,9 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
         failures.append(f"k-anonymity: released combination(s) of {strata_cols + protected} "
                         f"are shared by fewer than k={k} rows (the smallest by {smallest})")
     failures += [f"kept column: {c!r} is not released exactly as it was read" for c in kept
+                 if c in seen.hashes and not _same(in_hash[c], seen.hashes[c], text_only=True)]
+    failures += [f"passed column: {c!r} is not released exactly as it was read (a column "
+                 "neither protected nor kept is passed through unchanged)" for c in passed
                  if c in seen.hashes and not _same(in_hash[c], seen.hashes[c], text_only=True)]
     raw = [(r, c) for c in names if prof[c].numeric_like and c not in kept
            and c not in strata_cols for r in seen.hashes if _same(in_hash[c], seen.hashes[r])]

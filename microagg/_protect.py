@@ -8,14 +8,15 @@ column order) is untouched. :ref:`chap-mdav` uses it.
 
 A column released unprotected by accident is the worst failure here, so the
 columns' roles follow the release contract of :mod:`microagg._release`, decided on
-the whole table: a column that is numeric or looks numeric (numbers stored as text
-such as ``"1,000"``, ``"$5"`` or ``"170 cm"`` in any share of its rows, timedeltas, nested
-numbers) must be protected or named in ``keep``, else it is an error naming it; an
+the whole table: a column that is numeric or looks numeric (text holding a digit in any
+share of its rows, such as ``"1,000"``, ``"$5"``, ``"170 cm"`` or ``"ID 123"``; timedeltas;
+nested numbers) must be protected or named in ``keep``, else it is an error naming it; an
 index written into the file (a first column counting 0, 1, ..., n-1, or 1, ..., n
 under an empty header) is kept, not used as a quasi-identifier, and a first column
 under an empty header (``Unnamed: 0``) holding other numbers is an error asking
 whether to keep or protect it. The index, returned with the release, is judged as a
-column: one that numbers the rows (pandas' default) or holds text passes, one holding
+column: one that numbers the rows (pandas' default) or holds text without digits passes,
+one holding
 other numbers (a filtered frame's original row numbers, ``set_index("income")``) is an
 error unless named in ``keep``. The result reports which columns were protected, kept
 and passed through unchanged.

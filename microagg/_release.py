@@ -7,20 +7,22 @@ memory and ``--strata`` streamed, :func:`microagg.dask.microaggregate`), decided
 1. Each column gets a :class:`ColumnProfile`, computed batch by batch (record batches,
    CSV chunks, Dask partitions) and combined exactly (:func:`profile_frame`,
    :func:`combine_profiles`): its kind (numbers, booleans, dates, timedeltas, nested
-   values, text), how many rows hold numbers written as text and where the first ones
+   values, text), how many rows hold numbers or digits in text and where the first ones
    are, and whether it counts 0, 1, ..., n-1 (a row index written into the file).
 2. :func:`decide_roles` gives each column a role: *protected* (named, or by default
    every numeric column), a *stratum*, *kept* (named in ``keep``: released exactly as
    read), a *row index* (a first column counting 0..n-1, or, with no header, 1..n: kept,
    with a note; a first column with no header holding other numbers is asked about, an
-   error naming it) or *passed through* (text that holds no number; dates, with a note). A column
-   that is numeric or looks numeric (numbers as text in any share of its rows,
-   timedeltas, nested numbers) and has none of these roles is an error naming it, its
+   error naming it) or *passed through* (text that holds no digit; dates, with a note). A
+   column that is numeric or looks numeric (text holding a digit of any script in any
+   share of its rows: a number however written, or a code or identifier microagg cannot
+   tell from one; timedeltas; nested numbers) and has none of these roles is an error naming it, its
    first offending rows and the fix; passing such columns through needs the explicit
    ``keep_rest=True`` (``--keep-rest``).
 3. A DataFrame's index is returned with the release, so :func:`decide_index` judges it
    as a column (:class:`IndexProfile`, also combined partition by partition): an index
-   that numbers the rows (pandas' default, 0..n-1, or unnamed 1..n) or holds text passes;
+   that numbers the rows (pandas' default, 0..n-1, or unnamed 1..n) or holds text without
+   digits passes;
    one holding other numbers (a filtered frame's original row numbers, an identifier,
    ``set_index("income")``) is an error naming it and the fix unless named in ``keep``.
    A file has no index (:data:`FILE_ROWS`; a Parquet file's pandas index is a column).
@@ -32,6 +34,7 @@ The release audit, which checks a release against these roles, is in
 from __future__ import annotations
 
 import datetime
+import numbers
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -70,20 +73,17 @@ _MONEY = r"(?:[A-Z]{3}|Rs|kr|Kr|Fr|z\u0142|K\u010d|Ft|lei|RM|Rp)\.?"
 MONEY_WORD = rf"^\s*{_MONEY}(?=[\s\d+\-.])|(?<=[\d\s]){_MONEY}\s*$"
 #: What every value holding a number has: a digit (of any script), or an infinity.
 _MAYBE = r"\d|(?i:inf)"
-#: A number with points between its thousands (``1.234.567``), once decoration is removed.
-DOT_THOUSANDS = r"^[+-]?\d{1,3}(?:\.\d{3})+$"
+#: A digit of any script, or a number written as one sign: superscripts and subscripts
+#: (``²``, ``₃``), fractions (``½``), Roman and circled numerals, infinity (``∞``). Text
+#: holding one may be a number, however written, or a code or identifier: it is asked about.
+DIGIT = (r"[\d\u00b2\u00b3\u00b9\u00bc-\u00be\u2070-\u2079\u2080-\u2089\u2150-\u2189"
+         r"\u2460-\u24ff\u221e]")
 #: Digits and signs written otherwise: full-width (``１２``), Arabic-Indic, Devanagari;
 #: the minus sign (U+2212) and dashes used as one.
 _PLAIN_DIGITS = str.maketrans({
     **{chr(base + d): str(d) for base in (0xFF10, 0x0660, 0x06F0, 0x0966) for d in range(10)},
     **dict.fromkeys(map(chr, (0x2212, 0x2012, 0x2013, 0xFE63, 0xFF0D)), "-"),
     "\uff0b": "+", "\uff0e": ".", "\uff0c": ","})
-#: Text that is a written list, tuple or mapping holding a number (nested numbers as text).
-LISTED = r"^\s*[\[({].*\d.*[\])}]\s*$"
-#: A number followed by a unit of measurement (``170 cm``, ``75kg``, ``12 km/h``, ``21 °C``,
-#: ``3 years``, ``5B``): one word of letters, possibly per another, or a degree sign.
-WITH_UNIT = (r"^\s*[+-]?\d[\d,.'\s]*(?:°\s?[^\W\d_]?|[^\W\d_]{1,12}(?:/[^\W\d_]{1,6}|[²³])?\.?)"
-             r"\s*$")
 #: Text that is a date or a time of day: ISO 8601 (1980-03-01, 1980-03-01T12:30:00Z) or
 #: day, month and year with slashes or dots (01/03/1980, 1.3.80).
 DATED = (r"^\s*(\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.]\d{1,2}[/.]\d{2,4})"
@@ -110,9 +110,10 @@ class ColumnProfile:
     plain number), ``"bool"``, ``"datetime"``, ``"timedelta"``, ``"nested"`` (lists,
     structs or maps holding numbers), ``"complex"``, ``"empty"`` (no value yet) or
     ``"text"``.
-    ``numbers``: rows holding a number (after removing thousands separators, currency
-    and percent signs, or with a unit: :func:`numeric_text`); ``number_rows``: the first
-    of them (0-based data rows);
+    ``numbers``: rows holding a number: a plain number, or text holding a digit of any
+    script that is not a date (:func:`numeric_text`); ``number_rows``: the first of them
+    (0-based data rows); ``number_samples``: the first values holding a number that are not
+    plain numbers (numbers in disguise, codes), ``plain_samples`` the first plain number;
     ``samples``: the first values that are not plain numbers; ``dates``: rows of text
     that are dates (:data:`DATED`). ``first``, ``last`` and ``steps`` tell whether the
     column counts 0, 1, ..., n-1.
@@ -125,6 +126,8 @@ class ColumnProfile:
     plain: int = 0
     number_rows: tuple[int, ...] = ()
     samples: tuple[Any, ...] = ()
+    number_samples: tuple[Any, ...] = ()
+    plain_samples: tuple[Any, ...] = ()
     dates: int = 0
     first: float | None = None
     last: float | None = None
@@ -178,14 +181,17 @@ def _kind(col: pd.Series) -> str:
 
 def _nested_number(value: Any) -> bool:
     """True for a list, tuple, set, array, dict (struct or map) holding a number
-    somewhere."""
+    somewhere: a number of any type (``Decimal``, a Parquet decimal's values), a duration,
+    or text holding a :data:`DIGIT` that is no date, as a text column's values are read."""
     if isinstance(value, dict):
         return any(_nested_number(v) for v in value.values())
     if isinstance(value, _NESTED):
         return any(_nested_number(v) for v in value)
     if isinstance(value, bool | np.bool_):
         return False
-    return isinstance(value, int | float | np.number)
+    if isinstance(value, str):
+        return re.search(DIGIT, value) is not None and re.match(DATED, value) is None
+    return isinstance(value, (numbers.Number, np.number, *_DURATIONS))
 
 
 def _hidden_number(value: Any) -> bool:
@@ -199,7 +205,7 @@ def _scalar_kind(values: pd.Series) -> str | None:
     probe = values.iloc[:1000]
     if probe.map(lambda v: isinstance(v, (dict, *_NESTED))).any():
         return "nested" if values.map(_nested_number).any() else "text"
-    if probe.map(lambda v: isinstance(v, pd.Timedelta)).all():
+    if probe.map(lambda v: isinstance(v, _DURATIONS)).all():
         return "timedelta"
     if number_objects(values):  # Decimal (a database's NUMERIC, Parquet decimal), ...
         return "number"
@@ -254,26 +260,27 @@ def undecorated(text: pd.Series) -> pd.Series:
 
 def numeric_text(text: pd.Series, decimal: str = ".") -> tuple[np.ndarray, np.ndarray]:
     """For a column of text: which values are plain numbers (with the decimal mark
-    ``decimal``), and which hold a number otherwise written: one once it is
-    :func:`undecorated` (``$1,200``, ``CHF 12``, ``12’000``, ``−5``), with points between
-    its thousands (``1.234.567``), followed by a unit (:data:`WITH_UNIT`: ``170 cm``), or
-    a written list or mapping of numbers (``"[1.5, 2]"``). A date (:data:`DATED`:
-    ``01.03.1980``) is no number, whatever the decimal mark."""
+    ``decimal``), and which hold a number: a plain one, or text holding a :data:`DIGIT`
+    of any script, however written (``$1,200``, ``170 cm``, ``5'11"``, ``1/2``, ``½``,
+    ``<1000``, ``0 days 00:20:34``, ``[1.5, 2]``), and codes and identifiers with digits
+    (``p12``, ``SW1A 1AA``), which microagg cannot tell from numbers. A date
+    (:data:`DATED`: ``1980-03-01``, ``01.03.1980``) is no number, whatever the decimal
+    mark.
+
+    Examples
+    --------
+    >>> plain, numbers = numeric_text(pd.Series(["12", "5 ft", "north", "1980-03-01"]))
+    >>> plain.tolist(), numbers.tolist()
+    ([True, False, False, False], [True, True, False, False])
+    """
     written = text
-    text = _with_point(text, decimal)
-    plain = ~np.isnan(text_to_numbers(text))
+    plain = ~np.isnan(text_to_numbers(_with_point(text, decimal)))
     numbers = plain.copy()
-    rest = np.flatnonzero(~plain)  # (a plain number is a number: only the rest are cleaned)
-    rest = rest[_may_hold_number(text.iloc[rest])]
+    rest = np.flatnonzero(~plain)  # (a plain number is a number: only the rest are read)
     if rest.size:
-        odd = text.iloc[rest]
-        cleaned = undecorated(odd)
-        found = ~np.isnan(text_to_numbers(cleaned))
-        found |= cleaned.str.match(DOT_THOUSANDS).to_numpy(dtype=bool)
-        found |= odd.str.match(WITH_UNIT).to_numpy(dtype=bool)  # "170 cm": a measurement
-        found &= ~written.iloc[rest].str.match(DATED).to_numpy(dtype=bool)
-        found |= odd.str.match(LISTED).to_numpy(dtype=bool)  # "[1.5, 2]", "{'a': 3}"
-        numbers[rest] = found
+        odd = written.iloc[rest]
+        numbers[rest] = (odd.str.contains(DIGIT, regex=True).to_numpy(dtype=bool)
+                         & ~odd.str.match(DATED).to_numpy(dtype=bool))
     return plain, numbers
 
 
@@ -317,7 +324,12 @@ def profile_frame(frame: pd.DataFrame, *, na: Sequence[str] = (), text_numbers: 
             out.append(ColumnProfile(kind=kind if rows > miss else "empty", rows=rows,
                                      missing=miss, **_range(col, kind)))
             continue
-        present = col[col.notna().to_numpy()]
+        try:
+            present = col[col.notna().to_numpy()]
+        except ArithmeticError:  # Decimal("sNaN"): pandas cannot tell whether it is missing
+            raise ValueError(f"column {frame.columns[j]!r} holds a signalling NaN "
+                             "(Decimal('sNaN')), which pandas cannot compare: replace it, "
+                             "e.g. with None") from None
         special = _scalar_kind(present) if len(present) else None
         if special == "number":  # numbers held as objects: profiled as the floats they are
             floats = pd.Series(object_floats(col))
@@ -342,6 +354,8 @@ def profile_frame(frame: pd.DataFrame, *, na: Sequence[str] = (), text_numbers: 
             numbers=int(numbers.sum()), plain=int(plain.sum()),
             number_rows=tuple(int(i) for i in positions[numbers][:SHOWN_ROWS]),
             samples=tuple(dict.fromkeys(odd.iloc[:50]))[:3],
+            number_samples=tuple(dict.fromkeys(text[numbers & ~plain].iloc[:50]))[:3],
+            plain_samples=tuple(text[plain].iloc[:1]),
             dates=int(odd.str.match(DATED).sum()) if len(odd) else 0)
         if text_numbers and len(text) and plain.all():
             values = text_to_numbers(text, decimal)  # (every value is a number: plain.all())
@@ -397,7 +411,10 @@ def _combine(a: ColumnProfile, b: ColumnProfile) -> ColumnProfile:
         kind=kind, rows=a.rows + b.rows, missing=a.missing + b.missing,
         numbers=numbers, plain=a.plain + b.plain,
         number_rows=(_number_rows(a) + rows_b)[:SHOWN_ROWS],
-        samples=tuple(dict.fromkeys(a.samples + b.samples))[:3], dates=a.dates + b.dates,
+        samples=tuple(dict.fromkeys(a.samples + b.samples))[:3],
+        number_samples=tuple(dict.fromkeys(a.number_samples + b.number_samples))[:3],
+        plain_samples=(a.plain_samples or b.plain_samples)[:1],
+        dates=a.dates + b.dates,
         first=a.first, last=b.last,
         steps=(a.steps and b.steps and a.last is not None and b.first == a.last + 1))
 
@@ -430,7 +447,7 @@ def profile_batches(batches: Iterable[pd.DataFrame], *, na: Sequence[str] = (),
 @dataclass(frozen=True)
 class Roles:
     """The role of every column: protected, strata, kept (with row indexes), passed through
-    (text holding no number, or everything else under ``keep_rest``); ``notes`` for the
+    (text holding no digit, or everything else under ``keep_rest``); ``notes`` for the
     report; ``kept_index``: the DataFrame's index levels named in ``keep``."""
 
     protect: list[Any]
@@ -681,7 +698,7 @@ def decide_index(index: IndexProfile, *, keep: Sequence[Any] = (),
     judged as a column would be: numbers, or numbers in disguise, are asked about unless the level
     is named in ``keep`` (or ``keep_rest``): microagg cannot tell the row numbers of the
     original file (which link each released row to its record) from identifiers or data;
-    dates get a note; text holding no number passes.
+    dates get a note; text holding no digit passes.
 
     Examples
     --------
@@ -734,9 +751,12 @@ def _holds(p: ColumnProfile) -> str:
     """What a numeric-looking column or index level holds, after its name in an error."""
     if p.kind == "text":
         rows = ", ".join(str(i + 1) for i in p.number_rows)
-        eg = f" (e.g. {p.samples[0]!r})" if p.samples else ""
-        return (f"{eg} holds numbers stored as text in {p.numbers} of {p.rows} rows (first at "
-                f"data rows {rows}){_comma_hint(p.samples)}")
+        shown = p.number_samples or p.plain_samples
+        eg = f" (e.g. {shown[0]!r})" if shown else ""
+        other = [v for v in p.samples if re.search(DIGIT, str(v)) is None]
+        also = f"; other values such as {other[0]!r}" if other else ""
+        return (f"{eg} holds numbers or digits in text in {p.numbers} of {p.rows} rows (first "
+                f"at data rows {rows}{also}){_comma_hint(p.number_samples)}")
     if p.kind == "number":
         return f" is numeric ({p.rows - p.missing} numbers)"
     return f" holds {_HOLDS.get(p.kind, p.kind + 's')}"
@@ -760,6 +780,8 @@ def nothing_to_protect(names: Sequence[Any], prof: dict[Any, ColumnProfile],
     row ``index`` set aside, if any; a file read with the wrong delimiter is one column,
     whose name gives the hint."""
     rows = max((p.rows for p in prof.values()), default=0)
+    if not len(names):
+        return ValueError(f"the table has no columns: there is nothing to {what}")
     if rows == 0:
         return ValueError(f"the table has no rows (only the header {list(names)}): there is "
                           f"nothing to {what}")
@@ -799,9 +821,11 @@ _HOLDS = {"nested": "nested numbers", "complex": "complex numbers"}
 #: A fix that works for a refused column, by kind.
 _FIXES = {
     "number": "protect them (columns=[...], --columns)",
-    "text": "protect them (columns=[...], --columns; declare their missing-value text, e.g. "
-            "--na refused), or convert them first, e.g. pd.to_numeric after removing ',' and "
-            "'$' (or a unit, as in '170 cm')",
+    "text": "protect them if they are numbers (columns=[...], --columns; text meaning a "
+            "missing value is declared, e.g. --na refused, and its rows dropped or imputed "
+            "first), converted first if written otherwise, e.g. pd.to_numeric after removing "
+            "',' and '$' (or a unit, as in '170 cm'); drop them if they are codes or "
+            "identifiers",
     "timedelta": "convert them to numbers first (e.g. df[c].dt.total_seconds()) and protect "
                  "those",
     "nested": "put each number in a column of its own and protect those",

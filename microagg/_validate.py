@@ -71,9 +71,10 @@ class NonFinite:
     def error(self, name: str, names: Sequence[Any] | None = None) -> ValueError:
         """The error naming the rows and the columns (by ``names``, else by position)."""
         where = [names[c] if names is not None else c for c in self.columns]
+        rows = ", ".join(str(r + 1) for r in self.first)  # (as every error counts them)
         return ValueError(
             f"NaN or infinite values in {name}: {self.count} row(s) "
-            f"(first rows {list(self.first)}, columns {where[:5]}); "
+            f"(first at data rows {rows}, counted from 1; columns {where[:5]}); "
             "drop or impute them before microaggregating")
 
 
@@ -169,16 +170,32 @@ def number_objects(column: Any) -> bool:
     for v in values:
         if v is None or _missing(v):
             continue
-        if isinstance(v, bool | np.bool_) or not isinstance(v, _NUMBER_OBJECTS):
+        if (isinstance(v, bool | np.bool_ | np.timedelta64 | np.datetime64)
+                or not isinstance(v, _NUMBER_OBJECTS)):  # (numpy counts a timedelta64 an int)
             return False
         present += 1
     return present > 0
 
 
 def object_floats(column: Any) -> np.ndarray:
-    """A column of :func:`number_objects` as float64, missing values as NaN."""
-    return np.array([np.nan if v is None or _missing(v) else float(v)
+    """A column of :func:`number_objects` as float64, missing values as NaN, and integers
+    beyond float64's range as infinities (as ``Decimal`` values beyond it become).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> object_floats(pd.Series([2, None, -10**400], dtype=object)).tolist()
+    [2.0, nan, -inf]
+    """
+    return np.array([np.nan if v is None or _missing(v) else _float(v)
                      for v in column.to_numpy(dtype=object)], dtype=float)
+
+
+def _float(value: Any) -> float:
+    try:
+        return float(value)
+    except OverflowError:  # an int beyond 1.8e308
+        return math.inf if value > 0 else -math.inf
 
 
 def _missing(value: Any) -> bool:

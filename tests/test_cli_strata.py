@@ -24,12 +24,12 @@ pytest.importorskip("pyarrow")
 def national(n: int = 1500, seed: int = 0, small: bool = False) -> pd.DataFrame:
     """A synthetic national file: an id, a region (stratum), a wave, three attributes."""
     rng = np.random.default_rng(seed)
-    region = rng.choice([f"R{i:02d}" for i in range(6)], n)
+    region = rng.choice([f"R{c}" for c in "ABCDEF"], n)  # (codes with digits are asked about)
     df = pd.DataFrame({"id": np.arange(n), "region": region, "wave": rng.integers(1, 3, n),
                        "income": rng.gamma(2.0, 1000.0, n).round(2),
                        "age": rng.integers(16, 90, n), "hours": rng.normal(38, 6, n)})
     if small:
-        df.loc[[5, 9], "region"] = "R99"  # a stratum of 2 records
+        df.loc[[5, 9], "region"] = "RZ"  # a stratum of 2 records
     return df
 
 
@@ -114,7 +114,7 @@ def test_small_strata_error_names_them_and_merge_says_which(tmp_path, capsys):
     df.to_parquet(src, index=False)
     rc, _, err = run(["protect", src, "-k", "3", "--strata", "region", "-o", out], capsys)
     line = one_line_error(rc, err)
-    assert "region='R99' (2 records)" in line and "--small-strata merge" in line
+    assert "region='RZ' (2 records)" in line and "--small-strata merge" in line
     assert not out.exists()
     rc, _, err = run(["protect", src, "-k", "3", "--strata", "region", "--small-strata",
                       "merge", "-o", out, *COLS, *KEEP], capsys)
@@ -122,7 +122,7 @@ def test_small_strata_error_names_them_and_merge_says_which(tmp_path, capsys):
     _, info = ma.microaggregate(df, 3, strata="region", small_strata="merge", return_info=True,
                                 columns=COLS[1].split(","), keep="wave")
     (target,) = info.merged.values()
-    assert f"merged stratum region='R99' (2 records) into region='{target}'" in err
+    assert f"merged stratum region='RZ' (2 records) into region='{target}'" in err
     same_as_in_memory(read(out), df, k=3, strata="region", small_strata="merge",
                       columns=COLS[1].split(","))
 
@@ -412,3 +412,39 @@ def test_a_zipped_csv_input_is_read_in_every_path(tmp_path, capsys):
         rc, _, err = run(["audit", src, out, "-k", "3", *COLS, "--keep", "id,wave",
                           *(["--strata", "region"] if extra else [])], capsys)
         assert rc == 0 and "passes the audit" in err, err
+
+
+@pytest.mark.parametrize("suffix, pack", [(".gz", "gzip"), (".xz", "lzma"), (".bz2", "bz2")])
+def test_a_truncated_compressed_input_is_one_clear_line(tmp_path, capsys, suffix, pack):
+    """Found in review: a compressed input cut short (an interrupted copy) ended in
+    "internal error: EOFError ... please report it"; it is a damaged file, named."""
+    import importlib
+
+    data = national(300).to_csv(index=False).encode()
+    src = tmp_path / f"in.csv{suffix}"
+    packed = importlib.import_module(pack).compress(data)
+    src.write_bytes(packed[:len(packed) // 2])
+    for extra in ([], ["--strata", "region"]):
+        rc, out, err = run(["protect", src, "-k", "3", "-o", tmp_path / "out.csv", *COLS,
+                            *KEEP, *extra], capsys)
+        line = one_line_error(rc, err)
+        assert f"in.csv{suffix}: the compressed data is truncated or corrupt" in line, line
+        assert not out and not (tmp_path / "out.csv").exists()
+    national(300).to_csv(tmp_path / "plain.csv", index=False)
+    rc, _, err = run(["audit", tmp_path / "plain.csv", src, "-k", "3", *COLS], capsys)
+    assert "truncated or corrupt" in one_line_error(rc, err)
+
+
+def test_read_errors_name_the_file_and_its_role(tmp_path, capsys):
+    """Found in review: the audit called a missing release its "input file", and a file
+    named .parquet that is none failed with pyarrow's words, without its name."""
+    national(60).to_csv(tmp_path / "in.csv", index=False)
+    rc, _, err = run(["audit", tmp_path / "in.csv", tmp_path / "nope.csv", "-k", "3"], capsys)
+    assert "released file" in one_line_error(rc, err) and "nope.csv" in err
+    (tmp_path / "bad.parquet").write_text("id,income\n1,2\n")
+    for args in (["protect", tmp_path / "bad.parquet", "-k", "3", "-o", tmp_path / "o.parquet"],
+                 ["protect", tmp_path / "bad.parquet", "-k", "3", "--strata", "id", "-o",
+                  tmp_path / "o.parquet"],
+                 ["audit", tmp_path / "in.csv", tmp_path / "bad.parquet", "-k", "3"]):
+        rc, _, err = run(args, capsys)
+        assert "bad.parquet: not a Parquet file, or a damaged one" in one_line_error(rc, err)

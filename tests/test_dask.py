@@ -159,3 +159,16 @@ def test_import_without_dask_says_how_to_install():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120)
     assert "pip install microagg[dask]" in res.stdout, res.stderr
+
+
+def test_column_names_on_several_levels_are_one_clear_error():
+    """Found in review: a frame whose columns are a MultiIndex failed inside Dask's merge
+    ("MergeError: Not allowed to merge between different levels")."""
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({("a", "x"): rng.normal(size=12), ("a", "y"): rng.normal(size=12),
+                       ("g", "s"): ["u", "v"] * 6})
+    with pytest.raises(ValueError, match=r"several levels .* ddf\.columns = \['_'\.join"):
+        microagg.dask.microaggregate(dd.from_pandas(df, npartitions=2), 3, strata=[("g", "s")])
+    flat = df.set_axis(["a_x", "a_y", "g_s"], axis=1)
+    assert len(microagg.dask.microaggregate(dd.from_pandas(flat, npartitions=2), 3,
+                                            strata="g_s").compute()) == 12

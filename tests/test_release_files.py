@@ -33,8 +33,8 @@ STRATA = ["--strata", "s"]
 
 def _table(n: int = 60, seed: int = 0, strata: int = 3) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
-    return pd.DataFrame({"s": [f"g{i % strata}" for i in range(n)], "a": rng.normal(size=n),
-                         "b": rng.normal(size=n)})
+    return pd.DataFrame({"s": [f"g{chr(97 + i % strata)}" for i in range(n)],
+                         "a": rng.normal(size=n), "b": rng.normal(size=n)})
 
 
 @pytest.fixture()
@@ -187,7 +187,7 @@ def test_unwritten_compressions_are_refused(src, tmp_path, capsys, name, expect)
 def test_a_row_with_more_fields_than_the_header_is_refused(tmp_path, capsys, strata, bad):
     """Before: a first row with one field too many became the row index (its first
     field silently dropped from the output)."""
-    lines = ["s,a,b"] + [f"g{i % 2},{i}.5,{i * 2}.5" for i in range(12)]
+    lines = ["s,a,b"] + [f"g{chr(97 + i % 2)},{i}.5,{i * 2}.5" for i in range(12)]
     lines[bad - 1] += ",99"
     src = tmp_path / "in.csv"
     src.write_text("\n".join(lines) + "\n")

@@ -278,6 +278,10 @@ def _check_frame(ddf: Any) -> None:
     if not isinstance(ddf, dd.DataFrame):
         raise TypeError(f"ddf must be a Dask DataFrame, got {type(ddf).__name__}; for a pandas "
                         "DataFrame call microagg.microaggregate")
+    if isinstance(ddf.columns, pd.MultiIndex):  # (Dask's merges and shuffles need one level)
+        raise ValueError("ddf has column names on several levels (a MultiIndex); "
+                         "microagg.dask needs one level: join them first, e.g. ddf.columns = "
+                         "['_'.join(map(str, c)) for c in ddf.columns]")
 
 
 def _plan(ddf: Any, k: int, strata: list[Any], columns: list[Any], policy: str,
@@ -372,5 +376,5 @@ def _check_unit(out: pd.DataFrame, unit: int, size: int, k: int, roles: Roles) -
     if bad:
         raise ValueError(f"column(s) {bad} of unit {unit} do not have the role decided when "
                          "microagg.dask.microaggregate was called (protected columns must be "
-                         "numbers, passed-through ones hold no number): the source changed "
+                         "numbers, passed-through ones hold no digit): the source changed "
                          "since; call it again on the current data")

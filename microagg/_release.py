@@ -633,11 +633,8 @@ class IndexProfile:
         """
         if self.positions:
             return 0
-        if len(self.profiles) == 1:
-            unnamed = self.names[0] is None
-            for start in (0, 1):
-                if self.profiles[0].counts_from(start) and (start == 0 or unnamed):
-                    return start
+        if len(self.profiles) == 1 and self.profiles[0].numbers_rows(self.names[0] is None):
+            return 0 if self.profiles[0].counts_from(0) else 1
         return None
 
 

@@ -39,7 +39,7 @@ from ._release import BLANK_HEADER, check_names
 from ._validate import number_objects
 
 __all__ = ["read_csv", "read_text_csv", "csv_error", "COMPRESSED", "CsvDialect", "DEFAULT_DIALECT",
-           "TAB_SEPARATED", "dialect_for", "in_dialect"]
+           "TAB_SEPARATED", "dialect_for", "in_dialect", "header_names"]
 
 #: The suffixes of a compressed CSV input (pandas reads them by the name).
 COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
@@ -218,11 +218,39 @@ def _text_chunks(source: Any, name: str, chunksize: int, delimiter: str
         raise ValueError(csv_error(err, name, delimiter)) from None
 
 
+def header_names(source: Any, name: str, dialect: CsvDialect = DEFAULT_DIALECT) -> list[str]:
+    """The column names of the CSV file ``source`` (its header row, :func:`_header`)."""
+    try:
+        raw = pd.read_csv(source, header=None, nrows=1, index_col=False,
+                          sep=dialect.delimiter, **_AS_TEXT)
+    except (ValueError, pd.errors.ParserError) as err:
+        raise ValueError(csv_error(err, name, dialect.delimiter)) from None
+    return _header(raw, name)
+
+
 def _header(raw: pd.DataFrame, name: str) -> list[str]:
     """The column names of a table read with its header row as row 0 (so that pandas does
-    not rename a repeated ``age`` to ``age.1``): as pandas names them (an empty name is
-    ``Unnamed: <position>``), none repeated (:func:`microagg._release.check_names`)."""
-    columns = [cell if cell else f"{BLANK_HEADER}{i}" for i, cell in enumerate(raw.iloc[0])]
+    not rename a repeated ``age`` to ``age.1``): as pandas names them, an empty name
+    ``Unnamed: <position>`` (``Unnamed: <position>.1`` if a header cell already says
+    ``Unnamed: <position>``, as in a file saved twice by pandas), none repeated
+    (:func:`microagg._release.check_names`).
+
+    Examples
+    --------
+    >>> _header(pd.DataFrame([["", "Unnamed: 0", "age"]]), "in.csv")
+    ['Unnamed: 0.1', 'Unnamed: 0', 'age']
+    """
+    cells = list(raw.iloc[0])
+    taken = {cell for cell in cells if cell}
+    columns = []
+    for i, cell in enumerate(cells):
+        if not cell:
+            cell, more = f"{BLANK_HEADER}{i}", 0
+            while cell in taken:
+                more += 1
+                cell = f"{BLANK_HEADER}{i}.{more}"
+            taken.add(cell)
+        columns.append(cell)
     try:
         check_names(columns)
     except ValueError as err:

@@ -64,7 +64,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._csv import COMPRESSED, DEFAULT_DIALECT, CsvDialect, csv_error, in_dialect, read_text_csv
+from ._csv import (
+    COMPRESSED,
+    DEFAULT_DIALECT,
+    CsvDialect,
+    csv_error,
+    header_names,
+    in_dialect,
+    read_text_csv,
+)
 from ._methods import get_method
 from ._release import (
     MISSING_TEXT,
@@ -268,8 +276,8 @@ def _csv_batches(source: Path, columns: list[Any], names: list[Any],
     text = {c: str for c in names if c not in set(columns)}
     reader = pd.read_csv(source, chunksize=BATCH_ROWS, dtype=text, keep_default_na=False,
                          na_values={c: [*MISSING_TEXT, *settings.na] for c in columns},
-                         index_col=False, sep=settings.dialect.delimiter,
-                         decimal=settings.dialect.decimal)
+                         header=0, names=names, index_col=False,
+                         sep=settings.dialect.delimiter, decimal=settings.dialect.decimal)
     try:
         yield from reader
     except pd.errors.ParserError as err:  # a row further on than the first batch
@@ -287,8 +295,7 @@ def _batches(source: Path, fmt: str, settings: StreamSettings) -> Iterator[tuple
             for batch in reader.iter_batches(batch_size=BATCH_ROWS, row_groups=[group]):
                 yield arrow_frame(batch.select(keep)), batch
         return
-    names = list(pd.read_csv(source, nrows=0, index_col=False,
-                             sep=settings.dialect.delimiter).columns)
+    names = header_names(source, str(source), settings.dialect)  # (as the profile named them)
     schema = pa.schema([(str(c), pa.float64() if c in set(settings.columns) else pa.string())
                         for c in names])
     for chunk in _csv_batches(source, settings.columns, names, settings):

@@ -1258,3 +1258,21 @@ def test_odd_number_objects_get_a_clear_error_or_are_kept(values, refused):
         ma.microaggregate(df, 3)
     if "signalling" not in refused:  # (pandas itself cannot compare a signalling NaN)
         assert ma.microaggregate(df, 3, keep="y")["y"].tolist() == values
+
+
+@pytest.mark.parametrize("extra", [[], STRATA])
+def test_a_file_saved_twice_by_pandas_is_read(tmp_path, capsys, extra):
+    """Found in review: ``to_csv`` twice (the index written each time) makes the header
+    ``,Unnamed: 0,...``; the empty cell was named ``Unnamed: 0`` too, and the file was
+    refused for duplicate names it does not have. The empty cell is ``Unnamed: 0.1`` now,
+    in memory and streamed."""
+    df = _numbers(30)
+    df.to_csv(tmp_path / "once.csv")
+    pd.read_csv(tmp_path / "once.csv").to_csv(tmp_path / "twice.csv")
+    assert (tmp_path / "twice.csv").read_text().startswith(",Unnamed: 0,s,x,y")
+    rc, _, err = run(["protect", tmp_path / "twice.csv", "-k", "3", "--keep", "Unnamed: 0",
+                      "-o", tmp_path / "out.csv", *extra], capsys)
+    assert rc == 0, err
+    out = pd.read_csv(tmp_path / "out.csv")
+    assert list(out.columns) == ["Unnamed: 0.1", "Unnamed: 0", "s", "x", "y"]
+    assert sorted(out["Unnamed: 0"]) == list(range(30))

@@ -182,7 +182,8 @@ def _protect_in_memory(args: argparse.Namespace, source: Path | None, out: Path 
             check_release(df, tmp, args.k, roles, (None, fmts[1]), dialect)
 
         write_table(protected, out, sys.stdout, fmts[1], force=args.force, check=check,
-                    types=read.arrow_schema, changed=roles.protect, dialect=dialect)
+                    types=read.arrow_schema, changed=roles.protect, dialect=dialect,
+                    blank=read.blank)
     print_roles(roles, sys.stderr)
     print(f"{args.method}, k={args.k}: {info.n_groups} groups, sizes "
           f"{info.group_sizes.min()}..{info.group_sizes.max()}, "

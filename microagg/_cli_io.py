@@ -50,9 +50,11 @@ from ._csv import (
     COMPRESSED,
     DEFAULT_DIALECT,
     CsvDialect,
+    blank_names,
     dialect_for,
     in_dialect,
     read_text_csv,
+    written_header,
 )
 from ._defaults import GA, HYBRID, IVMDAV, MACROGROUP_SIZE, VMDAV
 from ._entry import SIGNALS
@@ -222,11 +224,13 @@ def output_target(name: str | None, source: Path | None, force: bool) -> Path | 
 
 @dataclass(frozen=True)
 class InputTable:
-    """A table read by :func:`read_input`: the frame, and a Parquet file's Arrow schema
-    (``None`` for CSV), whose column types a Parquet output keeps (:func:`write_table`)."""
+    """A table read by :func:`read_input`: the frame, a Parquet file's Arrow schema
+    (``None`` for CSV), whose column types a Parquet output keeps, and the names given to
+    a CSV file's empty header cells, which a CSV output leaves empty (:func:`write_table`)."""
 
     frame: pd.DataFrame
     arrow_schema: Any = None
+    blank: frozenset[str] = frozenset()
 
 
 #: What reading a truncated or corrupt compressed file raises: gzip, xz, bz2 (an
@@ -281,8 +285,10 @@ def read_input(path: Path | None, fmt: str = "csv", dialect: CsvDialect = DEFAUL
     nothing made missing, no booleans; a row with more fields than the header is an
     error naming its line), a Parquet file with its index columns as ordinary columns."""
     source: Any = path
-    if path is None:
-        data = getattr(sys.stdin, "buffer", sys.stdin).read()
+    piped = path is not None and not path.is_file() and path.suffix.lower() not in COMPRESSED
+    if path is None or (fmt == "csv" and piped):  # (/dev/stdin, a pipe: read once, in full)
+        data = (getattr(sys.stdin, "buffer", sys.stdin).read() if path is None
+                else path.read_bytes())
         # a text stream without a binary buffer (e.g. io.StringIO) reads str: encoded as UTF-8
         source = io.BytesIO(data.encode() if isinstance(data, str) else data)
     name = "standard input" if path is None else str(path)
@@ -298,7 +304,8 @@ def read_input(path: Path | None, fmt: str = "csv", dialect: CsvDialect = DEFAUL
             return InputTable(arrow_frame(table), table.schema)
         except pa.ArrowException as err:
             raise ValueError(f"cannot read {name} as a Parquet file: {one_line(err)}") from None
-    return InputTable(read_text_csv(source, name, dialect=dialect))
+    return InputTable(read_text_csv(source, name, dialect=dialect),
+                      blank=blank_names(source, name, dialect))
 
 
 #: Compressions of a CSV output, by the output's last suffix: the codec pandas names.
@@ -365,7 +372,8 @@ def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv
                 folder: Path | None = None, force: bool = False,
                 check: Callable[[str], Any] = lambda tmp: None,
                 types: Any = None, changed: Sequence[Any] = (),
-                dialect: CsvDialect = DEFAULT_DIALECT) -> None:
+                dialect: CsvDialect = DEFAULT_DIALECT, blank: frozenset[str] = frozenset()
+                ) -> None:
     """Write ``df`` to ``out`` (compressed as its name says), or CSV (in ``dialect``) to
     ``stdout``.
 
@@ -375,12 +383,13 @@ def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv
     that (the release audit); an error removes it. ``types``: the input's Arrow schema,
     whose column types a Parquet output keeps for every column but ``changed`` (the
     protected ones), as the streamed path does (a ``decimal128(8, 4)`` stays one, not the
-    narrowest decimal its values fit).
+    narrowest decimal its values fit). ``blank``: the columns a CSV output names with an
+    empty header cell, as its input did (:func:`microagg._csv.written_header`).
     """
     if folder is None:
         with run_folder(out) as made:
             write_table(df, out, stdout, fmt, folder=made, force=force, check=check,
-                        types=types, changed=changed, dialect=dialect)
+                        types=types, changed=changed, dialect=dialect, blank=blank)
         return
     if fmt == "parquet":
         from ._stream import require_pyarrow
@@ -395,7 +404,8 @@ def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv
         else:
             with open_output(tmp, compression_of(out)) as fh:
                 in_dialect(df, dialect).to_csv(fh, index=False, sep=dialect.delimiter,
-                                               decimal=dialect.decimal)
+                                               decimal=dialect.decimal,
+                                               header=written_header(df.columns, blank))
         check(tmp)
 
 

@@ -44,7 +44,7 @@ from ._cli_io import (
     run_folder,
     signals_held,
 )
-from ._csv import COMPRESSED, DEFAULT_DIALECT, CsvDialect
+from ._csv import COMPRESSED, DEFAULT_DIALECT, CsvDialect, blank_names
 from ._entry import SIGNALS
 from ._protect import check_call
 from ._release import FILE_ROWS, Roles
@@ -192,7 +192,9 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
     settings = StreamSettings(
         k=args.k, method=args.method, params=params, columns=roles.protect,
         strata=roles.strata, policy=check_policy(args.small_strata or "error"),
-        standardize=not args.no_standardize, na=tuple(choice.na), dialect=choice.dialect)
+        standardize=not args.no_standardize, na=tuple(choice.na), dialect=choice.dialect,
+        blank=(blank_names(source, str(source), choice.dialect) if fmts[0] == "csv"
+               else frozenset()))
     with run_folder(out) as folder, _executor(args, folder) as (executor, window, remote), \
             atomic_target(out, folder, force=args.force) as tmp:
         with _output(tmp, fmts[1], compression_of(out)) as target:

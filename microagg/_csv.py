@@ -27,7 +27,7 @@ import csv
 import io
 import re
 import warnings
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +39,8 @@ from ._release import BLANK_HEADER, check_names
 from ._validate import number_objects
 
 __all__ = ["read_csv", "read_text_csv", "csv_error", "COMPRESSED", "CsvDialect", "DEFAULT_DIALECT",
-           "TAB_SEPARATED", "dialect_for", "in_dialect", "header_names"]
+           "TAB_SEPARATED", "dialect_for", "in_dialect", "header_names", "blank_names",
+           "written_header"]
 
 #: The suffixes of a compressed CSV input (pandas reads them by the name).
 COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
@@ -220,12 +221,42 @@ def _text_chunks(source: Any, name: str, chunksize: int, delimiter: str
 
 def header_names(source: Any, name: str, dialect: CsvDialect = DEFAULT_DIALECT) -> list[str]:
     """The column names of the CSV file ``source`` (its header row, :func:`_header`)."""
+    return _header(_header_row(source, name, dialect), name)
+
+
+def blank_names(source: Any, name: str, dialect: CsvDialect = DEFAULT_DIALECT
+                ) -> frozenset[str]:
+    """The names :func:`_header` gives the empty cells of the CSV file's header row: a
+    release written as CSV leaves those cells empty again (:func:`written_header`)."""
+    raw = _header_row(source, name, dialect)
+    return frozenset(c for c, cell in zip(_header(raw, name), raw.iloc[0], strict=True)
+                     if not cell)
+
+
+def written_header(columns: Sequence[Any], blank: Collection[Any]) -> list[str]:
+    """The header row a CSV release is written with: each column's name, and an empty cell
+    for the columns named for an empty cell of the input's header (``blank``).
+
+    Examples
+    --------
+    >>> written_header(["Unnamed: 0", "age"], frozenset({"Unnamed: 0"}))
+    ['', 'age']
+    """
+    return ["" if c in blank else str(c) for c in columns]
+
+
+def _header_row(source: Any, name: str, dialect: CsvDialect) -> pd.DataFrame:
+    """The header row of the CSV file ``source``, as text (an empty cell as ``""``)."""
+    if hasattr(source, "seek"):
+        source.seek(0)
     try:
-        raw = pd.read_csv(source, header=None, nrows=1, index_col=False,
-                          sep=dialect.delimiter, **_AS_TEXT)
+        return pd.read_csv(source, header=None, nrows=1, index_col=False,
+                           sep=dialect.delimiter, **_AS_TEXT)
     except (ValueError, pd.errors.ParserError) as err:
         raise ValueError(csv_error(err, name, dialect.delimiter)) from None
-    return _header(raw, name)
+    finally:
+        if hasattr(source, "seek"):
+            source.seek(0)
 
 
 def _header(raw: pd.DataFrame, name: str) -> list[str]:

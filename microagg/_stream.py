@@ -72,6 +72,7 @@ from ._csv import (
     header_names,
     in_dialect,
     read_text_csv,
+    written_header,
 )
 from ._methods import get_method
 from ._release import (
@@ -238,7 +239,9 @@ def _or_empty(batches: Iterator[pd.DataFrame], empty: pd.DataFrame) -> Iterator[
 @dataclass(frozen=True)
 class StreamSettings:
     """What to do: the method and its options, the columns, the strata and the policy;
-    and the dialect a CSV input is read and its output written in."""
+    the dialect a CSV input is read and its output written in, and the columns a CSV
+    output writes under an empty header cell, as the input had them
+    (:func:`microagg._csv.blank_names`)."""
 
     k: int
     method: str
@@ -249,6 +252,7 @@ class StreamSettings:
     standardize: bool
     na: tuple[str, ...] = ()
     dialect: CsvDialect = DEFAULT_DIALECT
+    blank: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -511,10 +515,13 @@ def _finite(X: np.ndarray, names: list[str]) -> np.ndarray:
 
 
 class _Output:
-    """The output file, written unit by unit: Parquet (one row group per write) or CSV."""
+    """The output file, written unit by unit: Parquet (one row group per write) or CSV
+    (``blank``: the columns written under an empty header cell, as in the input)."""
 
-    def __init__(self, target: Any, fmt: str, dialect: CsvDialect):
+    def __init__(self, target: Any, fmt: str, dialect: CsvDialect,
+                 blank: frozenset[str] = frozenset()):
         self.target, self.fmt, self.dialect, self.first = target, fmt, dialect, True
+        self.blank = blank
         self.writer: Any = None  # a pyarrow ParquetWriter once the first unit is written
 
     def write(self, part: Any) -> None:
@@ -540,8 +547,10 @@ class _Output:
                 self.writer = pq.ParquetWriter(self.target, self.schema)
             self.writer.write_table(table.cast(self.schema))
         else:
-            in_dialect(arrow_frame(table), self.dialect).to_csv(
-                self.target, header=self.first, index=False, sep=self.dialect.delimiter,
+            frame = arrow_frame(table)
+            in_dialect(frame, self.dialect).to_csv(
+                self.target, header=written_header(frame.columns, self.blank) if self.first
+                else False, index=False, sep=self.dialect.delimiter,
                 decimal=self.dialect.decimal)
         self.first = False
 
@@ -577,8 +586,10 @@ def protect_stream(source: Path, fmt: str, target: Any, out_fmt: str,
         plan = plan_strata(stats, k, settings.policy, standardize=settings.standardize,
                            columns=settings.columns)
         jobs = [sorted(b for i in unit for b in where[plan.keys[i]]) for unit in plan.units]
-        summaries = _run(jobs, plan, str(spill), target, out_fmt, settings, executor=executor,
-                         window=window, remote=remote, progress=progress)
+        summaries = _run(jobs, plan, str(spill), _Output(target, out_fmt, settings.dialect,
+                                                         settings.blank),
+                         settings, executor=executor, window=window, remote=remote,
+                         progress=progress)
     column_sse = np.sum([s.column_sse for s in summaries], axis=0)
     return {"plan": plan, "stats": stats, "summaries": summaries,
             "information_loss": overall_loss(stats, column_sse,
@@ -592,11 +603,11 @@ def _row_count(source: Path, fmt: str) -> int | None:
     return None
 
 
-def _run(jobs: list[list[int]], plan: Any, spill: str, target: Any, out_fmt: str,
+def _run(jobs: list[list[int]], plan: Any, spill: str, output: _Output,
          settings: StreamSettings, *, executor: cf.Executor | None, window: int, remote: bool,
          progress: Callable[..., Any]) -> list[UnitSummary]:
-    """Protect every unit (on ``executor`` if given) and write them in order."""
-    output = _Output(target, out_fmt, settings.dialect)
+    """Protect every unit (on ``executor`` if given) and write them in order to ``output``
+    (closed at the end)."""
     summaries: list[UnitSummary] = []
     members = [len(u) for u in plan.units]
     try:

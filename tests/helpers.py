@@ -129,3 +129,9 @@ def tie_heavy(draw: Any, *, max_n: int = 40, max_p: int = 6, signs: bool = False
         X[:, rng.integers(0, p, size=p // 2 + 1)] = X[:, [0]]
     X[0] += 7.0  # no constant column
     return X, draw(st.integers(1, max(1, n // 2))), rng
+
+
+def letters(prefix: str, i: int) -> str:
+    """``i`` written with letters after ``prefix`` (``p-cb`` for 21): a text label holding no
+    digit (text with digits is asked about, as a number or code may be)."""
+    return f"{prefix}-" + "".join(chr(97 + int(d)) for d in str(i))

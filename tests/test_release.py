@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from cli_helpers import one_line_error, run
+from helpers import letters
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -590,7 +591,7 @@ def test_strata_given_as_values_or_none():
 # -- the audit -------------------------------------------------------------------------------
 
 def test_audit_api_names_each_failed_check():
-    df = _numbers(30).assign(id=[_label(i) for i in range(30)])
+    df = _numbers(30).assign(id=[letters("p", i) for i in range(30)])
     good = ma.microaggregate(df, 3, strata="s")
     assert ma.audit(df, good, 3, strata="s").passed
     shuffled = good.sample(frac=1.0, random_state=0)  # any row order
@@ -725,11 +726,6 @@ def test_a_row_index_under_an_empty_header_counts_the_rows(tmp_path, capsys, fir
 INDEX_ASKS = "a DataFrame's index is returned with the release"
 
 
-def _label(i: int) -> str:
-    """A text label holding no digit (``p-cb`` for 21): text with digits is asked about."""
-    return "p-" + "".join(chr(97 + int(d)) for d in str(i))
-
-
 def _frame(n: int = 60) -> pd.DataFrame:
     rng = np.random.default_rng(8)
     return _numbers(n).assign(income=rng.integers(20_000, 90_000, n).astype(float))
@@ -774,7 +770,7 @@ def test_an_index_holding_numbers_is_asked_about(make, named):
 
 @pytest.mark.parametrize("index", [
     pd.RangeIndex(60), pd.Index(np.arange(60)), pd.Index(np.arange(1, 61)),  # rows counted
-    pd.Index([_label(i) for i in range(60)], name="person"),  # text holding no digit
+    pd.Index([letters("p", i) for i in range(60)], name="person"),  # text holding no digit
     pd.MultiIndex.from_arrays([["a", "b"] * 30, range(60)]),  # text, and the row numbers
 ])
 def test_an_index_numbering_the_rows_or_holding_text_passes(index):
@@ -825,7 +821,7 @@ _INDEXES = {
     "shuffled": lambda n: pd.Index(np.random.default_rng(3).permutation(n)),
     "floats": lambda n: pd.Index(np.random.default_rng(4).normal(size=n).round(3)),
     "numbers as text": lambda n: pd.Index([f"{i:05d}" for i in range(7, 7 + n)]),
-    "text": lambda n: pd.Index([_label(i) for i in range(n)]),
+    "text": lambda n: pd.Index([letters("p", i) for i in range(n)]),
     "codes": lambda n: pd.Index([f"p{i}" for i in range(n)]),  # digits: asked about
     "dates": lambda n: pd.Index(pd.date_range("2020-01-01", periods=n)),
 }
@@ -892,7 +888,7 @@ def test_the_audit_judges_a_released_frame_s_index_as_the_api_does():
     assert [f.split(":")[0] for f in ma.audit(table, shuffled, 3, keep="income").failures] \
         == ["index"]
     assert ma.audit(table, shuffled.reset_index(drop=True), 3, keep="income").passed
-    texts = release.set_axis([_label(i) for i in range(len(release))])
+    texts = release.set_axis([letters("p", i) for i in range(len(release))])
     assert ma.audit(table, texts, 3, keep="income").passed
 
 
@@ -1229,7 +1225,7 @@ def test_a_dask_release_of_files_numbers_its_rows_over_the_whole_input(tmp_path)
 def test_the_audit_checks_columns_passed_through(tmp_path):
     """Found in review: text passed through (neither protected nor kept) was not compared
     with the input, so a release whose names had the incomes written into them passed."""
-    df = _numbers(30).assign(name=[_label(i) for i in range(30)])
+    df = _numbers(30).assign(name=[letters("p", i) for i in range(30)])
     release = ma.microaggregate(df, 3, strata="s")
     assert ma.audit(df, release, 3, strata="s").passed
     shuffled = release.sample(frac=1.0, random_state=1).reset_index(drop=True)

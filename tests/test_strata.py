@@ -15,6 +15,7 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import letters
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -50,16 +51,10 @@ def tables(draw, *, small: bool):
     df["region"] = [f"r{s % 3}" if two else f"s{s}" for s in stratum[order]]
     if two:
         df["wave"] = stratum[order] // 3
-    df["id"] = [_letters("id", i) for i in range(n)]  # text passed (digits: asked about)
+    df["id"] = [letters("id", i) for i in range(n)]  # text passed (digits: asked about)
     # shuffled row labels, text (numbers in an index would be asked about: test_release.py)
-    labels = [_letters("row", i) for i in draw(st.permutations(range(100, 100 + n)))]
+    labels = [letters("row", i) for i in draw(st.permutations(range(100, 100 + n)))]
     return df.set_index(pd.Index(labels)), strata, k
-
-
-def _letters(prefix: str, i: int) -> str:
-    """``i`` written with letters after ``prefix`` (``id-cb`` for 21): a label holding no
-    digit."""
-    return f"{prefix}-" + "".join(chr(97 + int(d)) for d in str(i))
 
 
 def _key(df: pd.DataFrame, strata: list[str]) -> pd.Series:

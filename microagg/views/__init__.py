@@ -22,6 +22,7 @@ from ._gomm import (
     gomm_view,
     operator_analysis_view,
 )
+from ._inline import show_figures_inline
 from ._ivmdav import explore_ivmdav, ivmdav_view
 from ._mdav import explore_mdav, mdav_steps_view, mdav_view, partitions_view
 from ._partitions import (
@@ -85,3 +86,5 @@ __all__ = [
     "plot_arc_graph",
     "plot_group_hull",
 ]
+
+show_figures_inline()  # in a Jupyter kernel, a view's figure shows as an image from the first

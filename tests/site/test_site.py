@@ -11,12 +11,14 @@
 
 from __future__ import annotations
 
+import html as html_text
 import os
 import re
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
@@ -37,6 +39,9 @@ IDS = [str(p.relative_to(ROOT)) for p in PAGES]
 LOGS = os.environ.get("MICROAGG_PHASE1_LOGS")
 
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)|class=\"[^\"]*output traceback")
+FIGURE_AS_TEXT = re.compile(r"&lt;Figure size \d+x\d+ with \d+ Axes&gt;")  # no image shown
+# a $ left beside rendered maths: a display equation MyST did not parse (in a list item)
+STRAY_DOLLAR = re.compile(r"\$<span class=\"math|</span>\$")
 MATH_SOURCE = re.compile(r"class=\"math notranslate")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_ELEMENT = re.compile(r"class=\"[^\"]*\bwidget-[a-z]")
@@ -102,12 +107,17 @@ def test_strict_book_build():
 
 
 @pytest.mark.parametrize("source", PAGES, ids=IDS)
-def test_page_built_without_tracebacks(site, source):
+def test_page_shows_no_traceback_figure_as_text_or_stray_dollar(site, source):
     page = toc.html_page(source, ROOT)
     assert page.exists(), f"{source.name} is in _toc.yml but {page} was not built"
     html = page.read_text(encoding="utf-8")
     hit = TRACEBACK.search(html)
     assert hit is None, f"{page.name} shows a traceback in an output: ...{hit.group(0)}..."
+    shown = FIGURE_AS_TEXT.search(html)
+    assert shown is None, f"{page.name} shows a figure as text, not an image: {shown.group(0)}"
+    stray = STRAY_DOLLAR.search(html)
+    assert stray is None, (f"{page.name} shows a '$' beside its maths (an equation left "
+                           f"unparsed): ...{html[stray.start() - 80:stray.end() + 80]}...")
     if toc.is_notebook(source):
         copy = site / "_notebooks" / (source.stem + ".ipynb")
         assert copy.exists(), f"no downloadable notebook {copy} (tools/export_notebooks.py)"
@@ -156,6 +166,25 @@ def test_page_renders_in_browser(rendered, source):
             "(embedded widget state and the vendored html-manager should draw them offline)"
         )
     assert "Traceback (most recent call last)" not in dom, f"{page.name}: traceback in page"
+
+
+LINK_TO_ANCHOR = re.compile(r'href="([^"#]*)#([^"]*)"')
+ELEMENT_ID = re.compile(r'\bid="([^"]+)"')
+
+
+def test_every_link_to_an_anchor_finds_it(site):
+    """Links into a page (``page.html#anchor``, the indexes' included) land on an element."""
+    pages = [p for p in site.rglob("*.html") if not p.relative_to(site).parts[0].startswith("_")]
+    ids = {p.resolve(): set(ELEMENT_ID.findall(p.read_text(encoding="utf-8"))) for p in pages}
+    missing = set()
+    for page in pages:
+        for target, anchor in LINK_TO_ANCHOR.findall(page.read_text(encoding="utf-8")):
+            if not anchor or ":" in target:  # (the page's top, another site)
+                continue
+            dest = (page.parent / unquote(html_text.unescape(target))).resolve()
+            if dest in ids and unquote(html_text.unescape(anchor)) not in ids[dest]:
+                missing.add(f"{page.relative_to(site)} -> {target}#{anchor}")
+    assert len(pages) > 10 and not missing, f"links to anchors that do not exist: {sorted(missing)}"
 
 
 def test_api_page_lists_every_public_name(site):

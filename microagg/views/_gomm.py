@@ -179,11 +179,16 @@ def gomm_view(results: Any, k: int, *, names: Any = None,
                              "measures, and the best score and number of groups against k.")
 
 
-def explore_gomm(results: Any, *, names: Any = None) -> Any:
+def explore_gomm(results: Any, *, k: int | None = None, names: Any = None) -> Any:
     """A ``k`` control over precomputed GOMM runs (``{k: GommResult}``), showing :func:`gomm_view`.
 
     The runs are computed before the call, so static pages hold every ``k`` of
-    ``results``.
+    ``results``. The control opens at ``k`` (default: the middle ``k`` of the runs).
+
+    Raises
+    ------
+    ValueError
+        If ``k`` is not one of the runs' ``k``.
 
     Book: :ref:`chap-gomm`.
 
@@ -202,8 +207,12 @@ def explore_gomm(results: Any, *, names: Any = None) -> Any:
     ('k', 5)
     """
     ks = sorted(results)
-    return explorer(lambda k: gomm_view(results, k, names=names), {"k": ks},
-                    value={"k": ks[len(ks) // 2]})
+    if k is None:
+        k = ks[len(ks) // 2]
+    elif k not in results:
+        raise ValueError(f"k={k!r} is not among the k of the runs given ({ks}); open the "
+                         "explorer at one of them")
+    return explorer(lambda k: gomm_view(results, k, names=names), {"k": ks}, value={"k": k})
 
 
 
@@ -259,11 +268,17 @@ def gomm_population_view(result: Any, generation: int, *,
                              "of groups, and the best, mean and worst score per generation.")
 
 
-def explore_gomm_population(result: Any) -> Any:
+def explore_gomm_population(result: Any, *, generation: int | None = None) -> Any:
     """A generation control over one GOMM run, showing :func:`gomm_population_view`.
 
     Static pages hold generations 0, 1, 2, 5, 10, 20, 50 and the last (those the
-    run reached); a live kernel takes every generation.
+    run reached), and ``generation``, where the control opens (default: the held
+    generation nearest to 10); a live kernel takes every generation.
+
+    Raises
+    ------
+    ValueError
+        If ``generation`` is not a generation of the run.
 
     Book: :ref:`chap-gomm`.
 
@@ -283,10 +298,16 @@ def explore_gomm_population(result: Any) -> Any:
     ('generation', 2, 2)
     """
     last = len(result.population_scores) - 1
-    held = sorted({g for g in (0, 1, 2, 5, 10, 20, 50) if g <= last} | {last})
+    held = {g for g in (0, 1, 2, 5, 10, 20, 50) if g <= last} | {last}
+    if generation is None:
+        generation = min(sorted(held), key=lambda g: abs(g - 10))
+    elif isinstance(generation, bool) or not isinstance(generation, int | np.integer) \
+            or not 0 <= generation <= last:
+        raise ValueError(f"generation must be a whole number from 0 to {last} (the run's "
+                         f"generations), got {generation!r}")
+    held.add(int(generation))
     return explorer(lambda generation: gomm_population_view(result, generation),
-                    {"generation": held},
-                    value={"generation": min(held, key=lambda g: abs(g - 10))},
+                    {"generation": sorted(held)}, value={"generation": int(generation)},
                     live={"generation": (0, last, 1)})
 
 

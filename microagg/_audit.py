@@ -37,9 +37,11 @@ from ._release import (
     row_index,
     row_index_note,
     split_keep,
+    stored_index_note,
+    stored_index_rows,
     text_to_numbers,
 )
-from ._stream import arrow_frame, file_format
+from ._stream import arrow_frame, file_format, stored_index
 from ._validate import column_labels, number_objects
 
 __all__ = ["ReleaseAudit", "audit", "table_batches", "check_release"]
@@ -127,13 +129,19 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
       columns is shared by at least ``k`` rows;
     * **raw column**: no released column equals (as a multiset of values, in any row
       order) an input column that is numeric or looks numeric, unless that column is
-      kept, a stratum, or shares each of its values (within strata) with ``k`` rows;
+      kept, a stratum, or shares each of its values (within strata) with ``k`` rows (then
+      it is k-anonymous on its own: an unchanged 0/1 flag passes);
     * **rows**, **kept column** and **passed column**: the row count, and the values of
       each kept column and of each column passed through (text without digits, dates,
       booleans), equal the input's; **columns**: every input column is released, and no other;
     * **index** (a released DataFrame): its index numbers the rows or holds text without
       digits, or is named in ``keep``, as :func:`microagg.microaggregate` asks of it
       (``to_csv`` writes it with the table).
+
+    The audit checks what was released, not how: it does not recompute the groups, so
+    values set to any one row of their group, rather than to its centroid, pass too. A
+    Parquet input's stored pandas index (``__index_level_0__``) that counts the rows is
+    kept, as ``microagg protect`` keeps it.
 
     Parameters
     ----------
@@ -147,7 +155,8 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
         (default: every input column that looks numeric, except strata and kept ones);
         the columns (and a released DataFrame's named index levels) released unchanged on
         purpose (and, unless named in ``columns``, a first column that is a row index, as
-        :func:`microagg.microaggregate` keeps it).
+        :func:`microagg.microaggregate` keeps it, and a Parquet file's stored index that
+        counts the rows).
     formats : (str or None, str or None)
         Formats of the two files, ``"csv"`` or ``"parquet"``, where their names do not
         tell (default: Parquet for .parquet, .pq, .parq, else CSV).
@@ -193,6 +202,14 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
     if index is not None and (named is None or index not in named):  # as microaggregate
         kept.append(index)
         notes.append(row_index_note(index))
+    if not isinstance(original, pd.DataFrame) and file_format(Path(original), fin) == "parquet":
+        import pyarrow.parquet as pq
+
+        stored = stored_index(pq.read_schema(original))
+        rest = [c for c in names if c not in strata_cols + kept + (named or [])]
+        for c in stored_index_rows(stored, prof, rest)[0]:  # as protect keeps them
+            kept.append(c)
+            notes.append(stored_index_note(c))
     protected = ([c for c in names if prof[c].numeric_like and c not in strata_cols
                   and c not in kept] if named is None else named)
     if not protected or (named is None and not any(prof[c].kind == "number"

@@ -166,7 +166,7 @@ def _protect_in_memory(args: argparse.Namespace, source: Path | None, out: Path 
         profiles = profile_frame(df, na=choice.na, text_numbers=fmts[0] == "csv",
                                  decimal=decimal)
         roles = decide_roles(list(df.columns), profiles, columns=columns, keep=choice.keep,
-                             keep_rest=choice.keep_rest)
+                             keep_rest=choice.keep_rest, stored_index=read.stored_index)
         step(f"{args.method}, k={args.k}")
         protected, info = microaggregate(
             protectable(df, roles.protect, na=choice.na, decimal=decimal), args.k,
@@ -266,9 +266,12 @@ def _audit_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                        description="Check a release against its input, e.g. sdcMicro's output: "
                        "every released combination of strata and protected columns is shared "
                        "by at least k rows; no released column equals an input column that is "
-                       "numeric or looks numeric unless it is kept; the row count and the kept "
-                       "columns equal the input's. Rows may be in any order. Exit status 0 if "
-                       "every check passes, 2 naming the failed checks.")
+                       "numeric or looks numeric unless it is kept, or each of its values is "
+                       "shared by at least k rows (then it is k-anonymous on its own, and an "
+                       "unchanged 0/1 flag passes); the row count and the kept columns equal "
+                       "the input's. It checks what was released, not how (values set to any "
+                       "row of their group pass too). Rows may be in any order. Exit status 0 "
+                       "if every check passes, 2 naming the failed checks.")
     a.add_argument("original", help="the input file (CSV or Parquet)")
     a.add_argument("released", help="the released file (CSV or Parquet)")
     a.add_argument("-k", type=int, required=True, help="the promised minimum group size")

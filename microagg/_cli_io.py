@@ -225,12 +225,21 @@ def output_target(name: str | None, source: Path | None, force: bool) -> Path | 
 @dataclass(frozen=True)
 class InputTable:
     """A table read by :func:`read_input`: the frame, a Parquet file's Arrow schema
-    (``None`` for CSV), whose column types a Parquet output keeps, and the names given to
-    a CSV file's empty header cells, which a CSV output leaves empty (:func:`write_table`)."""
+    (``None`` for CSV), whose column types (and pandas index) a Parquet output keeps, and
+    the names given to a CSV file's empty header cells, which a CSV output leaves empty
+    (:func:`write_table`)."""
 
     frame: pd.DataFrame
     arrow_schema: Any = None
     blank: frozenset[str] = frozenset()
+
+    @property
+    def stored_index(self) -> list[str]:
+        """A Parquet file's columns holding a pandas index
+        (:func:`~microagg._stream.stored_index`)."""
+        from ._stream import stored_index
+
+        return [] if self.arrow_schema is None else stored_index(self.arrow_schema)
 
 
 #: What reading a truncated or corrupt compressed file raises: gzip, xz, bz2 (an

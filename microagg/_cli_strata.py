@@ -56,6 +56,8 @@ from ._stream import (
     merge_lines,
     profile_file,
     protect_stream,
+    require_pyarrow,
+    stored_index,
 )
 
 __all__ = ["add_options", "check_options", "protect_by_strata", "formats",
@@ -187,8 +189,11 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
     lean_memory()
     with stages(args.progress, ("checking columns",)):  # a pass over the whole file
         empty, profiles = profile_file(source, fmts[0], na=choice.na, dialect=choice.dialect)
+    stored = (stored_index(require_pyarrow("reading Parquet").parquet.read_schema(source))
+              if fmts[0] == "parquet" else [])
     _, roles = check_call(empty, args.method, columns, params, strata, keep=choice.keep,
-                          keep_rest=choice.keep_rest, profiles=profiles, index=FILE_ROWS)
+                          keep_rest=choice.keep_rest, profiles=profiles, index=FILE_ROWS,
+                          stored_index=stored)
     settings = StreamSettings(
         k=args.k, method=args.method, params=params, columns=roles.protect,
         strata=roles.strata, policy=check_policy(args.small_strata or "error"),

@@ -28,7 +28,7 @@ is in :mod:`microagg._strata`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
@@ -244,7 +244,7 @@ def _protect_table(df: Any, k: Any, *, method: Any, columns: Any, standardize: b
     k = check_release_k(k)
     columns, notes = roles.protect, list(roles.notes)
     strata = roles.strata or None
-    X = as_matrix(protectable(df[columns], columns), name="the chosen columns")
+    X = as_matrix(protectable(df[columns], columns), name="the protected columns")
     k = check_k(k, X.shape[0])
     function = (partial(spec.function, progress=True) if progress and spec.reports_progress
                 else spec.function)
@@ -287,7 +287,8 @@ def _run(df: pd.DataFrame, X: np.ndarray, k: int, function: Callable[..., Any],
 
 def check_call(df: Any, method: Any, columns: Any, params: dict[str, Any], strata: Any = None,
                *, keep: Any = None, keep_rest: bool = False, profiles: Any = None,
-               index: IndexProfile | None = None) -> tuple[Any, Roles]:
+               index: IndexProfile | None = None, stored_index: Sequence[Any] = ()
+               ) -> tuple[Any, Roles]:
     """The method's registry entry and the columns' roles (:func:`microagg._release.decide_roles`),
     the index judged too (:func:`microagg._release.decide_index`: it is returned with the
     release).
@@ -295,7 +296,8 @@ def check_call(df: Any, method: Any, columns: Any, params: dict[str, Any], strat
     ``profiles`` and ``index``: the whole input's column and index profiles, when ``df``
     holds only its columns' types (a Dask frame's metadata, the first batch of a file:
     :data:`microagg._release.FILE_ROWS`); by default ``df`` is the whole table and is
-    profiled here.
+    profiled here. ``stored_index``: the columns holding an index stored with a Parquet
+    file (:func:`microagg._stream.stored_index`).
     """
     if isinstance(df, pd.Series):
         raise TypeError("df must be a pandas DataFrame, got a Series; for one column use "
@@ -319,6 +321,6 @@ def check_call(df: Any, method: Any, columns: Any, params: dict[str, Any], strat
                         "too (FILE_ROWS for a file)")
     keep, on_index = split_keep(keep, list(df.columns), index)
     roles = decide_roles(list(df.columns), profiles, columns=columns, strata=names, keep=keep,
-                         keep_rest=keep_rest)
+                         keep_rest=keep_rest, stored_index=stored_index)
     notes = decide_index(index, keep=on_index, keep_rest=roles.keep_rest)
     return spec, replace(roles, notes=[*roles.notes, *notes], kept_index=on_index)

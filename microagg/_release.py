@@ -48,7 +48,9 @@ from ._validate import SHOWN_ROWS, number_objects, object_floats
 __all__ = ["RESERVED", "BLANK_HEADER", "MISSING_TEXT", "ColumnProfile", "Roles", "profile_frame",
            "combine_profiles", "profile_batches", "decide_roles", "check_names",
            "numeric_text", "decorated_numbers", "undecorated", "text_to_numbers", "protectable",
-           "row_index", "row_index_note", "nothing_to_protect", "RELEASE_MIN_K",
+           "row_index", "row_index_note", "stored_index_rows", "stored_index_note",
+           "stored_index_error",
+           "nothing_to_protect", "RELEASE_MIN_K",
            "check_release_k", "IndexProfile", "FILE_ROWS", "profile_index",
            "combine_index_profiles", "split_keep", "decide_index"]
 
@@ -513,8 +515,13 @@ def check_names(names: Sequence[Any]) -> None:
 
 def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
                  columns: Any = None, strata: Sequence[Any] = (), keep: Any = None,
-                 keep_rest: bool = False) -> Roles:
-    """Each column's role by the release contract (see the module docstring)."""
+                 keep_rest: bool = False, stored_index: Sequence[Any] = ()) -> Roles:
+    """Each column's role by the release contract (see the module docstring).
+
+    ``stored_index``: the columns that hold a DataFrame's index stored with the file (a
+    Parquet file's pandas metadata): judged as :func:`decide_index` judges an index, kept
+    if they number the rows, else asked about unless named (:func:`stored_index_rows`).
+    """
     from ._validate import check_flag, column_labels
 
     keep_rest = check_flag(keep_rest, "keep_rest")  # ("no" would keep every column raw)
@@ -541,6 +548,13 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
     elif (named is None and names and names[0] in rest and _blank_header(names[0])
           and prof[names[0]].numeric_like):
         raise _blank_first_column(names[0])  # not protected by default: asked
+    counting, asked = stored_index_rows(stored_index, prof,
+                                        [c for c in rest if c not in (named or [])])
+    for c in counting:
+        kept.append(c)
+        rest.remove(c)
+        notes.append(stored_index_note(c))
+    rest = [c for c in rest if c not in asked]  # (asked about after the columns, as an index)
     if named is None:
         protect = [c for c in rest if prof[c].kind == "number"]
         if not protect:
@@ -563,6 +577,8 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
             passed.append(c)
     if refused:
         raise ValueError(_refusal(refused, prof))
+    if asked:
+        raise stored_index_error(asked[0], prof[asked[0]])
     notes += [_dates_note(c) for c in passed if prof[c].dates_only]
     return Roles(protect=list(protect), strata=strata, keep=kept, passed=passed, notes=notes,
                  keep_rest=keep_rest)
@@ -596,6 +612,43 @@ def row_index(names: Sequence[Any], prof: dict[Any, ColumnProfile], rest: list[A
         return None
     first = names[0]
     return first if prof[first].numbers_rows(_blank_header(first)) else None
+
+
+def stored_index_rows(stored: Sequence[Any], prof: dict[Any, ColumnProfile],
+                      rest: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+    """The ``stored`` index columns among ``rest`` (not yet given a role) that number the
+    rows, to keep, and those that hold other numbers, to ask about
+    (:func:`stored_index_error`; an audit counts them as protected instead).
+
+    pandas stores a DataFrame's index with a Parquet file, as columns (``__index_level_0__``
+    when unnamed): a filtered frame's original row numbers, or an identifier set as the
+    index. Like a DataFrame's index (:func:`decide_index`), it is kept if it only numbers
+    the rows; otherwise microagg cannot tell row numbers from identifiers or data, and asks.
+    """
+    kept, asked = [], []
+    for c in (c for c in stored if c in rest):
+        p = prof[c]
+        if p.numbers_rows(re.fullmatch(r"__index_level_\d+__", str(c)) is not None):
+            kept.append(c)
+        elif p.numeric_like:
+            asked.append(c)
+    return kept, asked
+
+
+def stored_index_error(column: Any, p: ColumnProfile) -> ValueError:
+    """The error for a stored index column holding numbers that do not count the rows."""
+    return ValueError(
+        f"{column!r}, the index pandas stored in the Parquet file,{_holds(p)}, not the row "
+        "numbers 0, 1, ..., n-1: microagg cannot tell the original table's row numbers (which "
+        "link each released row to its record) from identifiers or data. Keep it unchanged "
+        f"on purpose (--keep '{column}', keep=[{column!r}]), protect it (name it in "
+        "--columns), or write the file without it (df.to_parquet(path, index=False))")
+
+
+def stored_index_note(column: Any) -> str:
+    """The note on a stored index column kept because it numbers the rows."""
+    return (f"{column!r} is the index pandas stored in the Parquet file, counting the rows: "
+            "kept unchanged, not protected; name it in columns to protect it")
 
 
 def row_index_note(index: Any) -> str:

@@ -40,7 +40,8 @@ external sort), which is what streaming avoids; keep an identifier column to joi
 **Roles**: before anything is written, a first pass over the whole file
 (:func:`profile_file`) profiles every column, and the release contract of
 :mod:`microagg._release` decides which are protected, kept or refused: never from a
-sample. Parquet index columns (pandas metadata) are ordinary columns.
+sample. Parquet index columns (pandas metadata, :func:`stored_index`) are read as
+columns and judged as a DataFrame's index is: kept if they number the rows, else asked about.
 
 **CSV**: the protected columns are read as numbers; every other column (strata
 included) is read and written as text, exactly as it stands in the input (so strata
@@ -94,6 +95,7 @@ from ._strata import (
 from ._validate import NonFinite, as_matrix, check_k
 
 __all__ = ["BATCH_ROWS", "ROW", "file_format", "require_pyarrow", "lean_memory", "profile_file",
+           "stored_index",
            "StreamSettings", "UnitSummary", "protect_stream", "protect_unit", "read_unit",
            "merge_lines"]
 
@@ -167,6 +169,25 @@ def arrow_frame(data: Any) -> pd.DataFrame:
     it was read. Arrow's pandas metadata is ignored (index columns are columns).
     """
     return data.to_pandas(ignore_metadata=True, types_mapper=_nullable_integer)
+
+
+def stored_index(schema: Any) -> list[str]:
+    """The columns of a Parquet file that hold a pandas DataFrame's index (named in its
+    pandas metadata; ``__index_level_0__`` for an unnamed one): :func:`arrow_frame` reads
+    them as columns, and the release contract asks about them as it asks about a
+    DataFrame's index (:func:`microagg._release.decide_roles`).
+
+    Examples
+    --------
+    >>> import pandas as pd, pyarrow as pa
+    >>> stored_index(pa.Table.from_pandas(pd.DataFrame({"x": [1, 2, 3]}, index=[5, 9, 7])).schema)
+    ['__index_level_0__']
+    >>> stored_index(pa.Table.from_pandas(pd.DataFrame({"x": [1, 2, 3]})).schema)  # a range
+    []
+    """
+    meta = schema.pandas_metadata or {}
+    return [c for c in meta.get("index_columns", []) if isinstance(c, str)
+            and c in schema.names]
 
 
 def _nullable_integer(kind: Any) -> Any:

@@ -282,11 +282,15 @@ def test_parquet_nested_numbers_are_refused(tmp_path, capsys, nested, extra):
 @pytest.mark.parametrize("out_name", ["o.parquet", "o.csv"])
 @pytest.mark.parametrize("extra", [[], STRATA])
 def test_parquet_index_columns_are_columns(tmp_path, capsys, out_name, extra):
-    """Issue: written with set_index('income'): released raw (Parquet) or dropped (CSV)."""
+    """Issue: written with set_index('income'): released raw (Parquet) or dropped (CSV).
+    Since then: asked about, as a DataFrame's index is, and protected when named."""
     df = _numbers(60).assign(income=np.random.default_rng(5).gamma(2.0, 900.0, 60).round(2))
     src, out = tmp_path / "in.parquet", tmp_path / out_name
     df.set_index("income").to_parquet(src)
     rc, _, err = run(["protect", src, "-k", "3", "-o", out, *extra], capsys)
+    assert "'income', the index pandas stored in the Parquet file" in one_line_error(rc, err)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, "--columns", "x,y,income", *extra],
+                     capsys)
     assert rc == 0, err
     assert "income" in err.splitlines()[0]  # protected (the first line of the report)
     res = pd.read_parquet(out) if out.suffix == ".parquet" else pd.read_csv(out)
@@ -627,6 +631,41 @@ def test_the_audit_keeps_a_row_index_as_microaggregate_does(tmp_path, capsys):
     assert run(["protect", src, "-k", "3", "-o", out], capsys)[0] == 0
     rc, _, err = run(["audit", src, out, "-k", "3"], capsys)
     assert rc == 0 and "kept Unnamed: 0" in err and "note: 'Unnamed: 0' looks like" in err
+
+
+# -- a pandas index stored in a Parquet file ---------------------------------------------------
+
+LEVEL = "__index_level_0__"  # what pandas calls an unnamed index in a Parquet file
+
+
+@pytest.mark.parametrize("strata", [[], ["--strata", "s"]], ids=["in memory", "streamed"])
+def test_a_stored_index_is_judged_as_the_api_judges_an_index(tmp_path, capsys, strata):
+    """Issue: the command line read a filtered frame's stored index (its original row
+    numbers) as a column and protected it, so the row numbers entered the distances; the
+    API, given the same file by ``pd.read_parquet``, asked about it."""
+    df = _numbers(40)
+    src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    df[df["y"] > 5].to_parquet(src)  # rows dropped: the index no longer counts them
+    assert LEVEL in pq.read_schema(src).names
+    with pytest.raises(ValueError, match=r"the index is numeric \(\d+ numbers\), not the"):
+        ma.microaggregate(pd.read_parquet(src), 3)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, *strata], capsys)
+    line = one_line_error(rc, err)
+    assert not out.exists()
+    assert f"'{LEVEL}', the index pandas stored in the Parquet file, is numeric" in line
+    assert f"--keep '{LEVEL}'" in line
+    # kept on purpose, it is released unchanged (as a column of that name)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, "--keep", LEVEL, *strata], capsys)
+    assert rc == 0 and f"kept unchanged: {LEVEL}" in err
+    assert sorted(pd.read_parquet(out)[LEVEL]) == df.index[df["y"] > 5].tolist()
+    # an index that counts the rows is kept, with a note, and the audit keeps it too
+    df.index = pd.Index(np.arange(40))  # (stored as a column: not a RangeIndex)
+    df.to_parquet(src)
+    assert LEVEL in pq.read_schema(src).names
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, "--force", *strata], capsys)
+    assert rc == 0 and f"kept unchanged: {LEVEL}" in err and "counting the rows" in err
+    audited = ma.audit(src, out, 3, strata=strata[1:] or None)
+    assert audited.passed and LEVEL in audited.kept and "counting the rows" in audited.notes[-1]
 
 
 # -- a first column under an empty header -----------------------------------------------------
@@ -1104,7 +1143,7 @@ def test_missing_values_are_named_by_their_rows_in_the_whole_table(tmp_path, cap
     for call in (lambda: ma.microaggregate(df, 3, strata="s"),
                  lambda: microagg.dask.microaggregate(dd.from_pandas(df, npartitions=3), 3,
                                                       strata="s")):
-        with pytest.raises(ValueError, match=re.escape(said.format("chosen columns"))):
+        with pytest.raises(ValueError, match=re.escape(said.format("protected columns"))):
             call()
     src = tmp_path / f"in.{form}"
     if form == "csv":
@@ -1241,7 +1280,7 @@ def test_the_audit_checks_columns_passed_through(tmp_path):
 
 
 @pytest.mark.parametrize("values, refused", [
-    ([10**400, 1, 2, 3, 4, 5], "NaN or infinite values in the chosen columns"),
+    ([10**400, 1, 2, 3, 4, 5], "NaN or infinite values in the protected columns"),
     ([np.timedelta64(i, "D") for i in range(6)], "'y' holds timedeltas"),
     ([Decimal("sNaN"), *map(Decimal, range(5))], "'y' holds a signalling NaN"),
 ])

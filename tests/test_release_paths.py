@@ -1,10 +1,11 @@
 """One release contract in every path (issue 20, acceptance): a hypothesis property.
 
 Random tables (numbers, numbers as text in some rows, missing-value text, text, booleans,
-dates, timedeltas, nested lists, a Parquet index column) with random strata, small ones
-included, go through the API, the command line in memory, the command line streamed
-(``--jobs`` 1 and 2) and Dask on a two-worker ``LocalCluster``. Every path refuses with the
-same error, or writes outputs that pass the audit and equal each other.
+dates, timedeltas, nested lists) with random strata, small ones included, go through the
+API, the command line in memory, the command line streamed (``--jobs`` 1 and 2) and Dask on
+a two-worker ``LocalCluster``. Every path refuses with the same error, or writes outputs
+that pass the audit and equal each other. A column stored as the table's pandas index in the
+Parquet file (numbers that are not the row numbers) is asked about in every path.
 
 Cost: the command line runs in-process (its ``main``), Dask on the module's two-worker
 cluster (the ``client`` fixture), and the ``--jobs 2`` runs send their units to two worker
@@ -25,6 +26,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from cli_helpers import run
+from helpers import letters
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from switches import examples
@@ -53,7 +55,7 @@ def _column(kind: str, n: int, rng: np.random.Generator) -> list | np.ndarray:
     if kind == "missing text":
         return [f"{v:.2f}" if i % 2 else "n/a" for i, v in enumerate(rng.gamma(2.0, 9.0, n))]
     if kind == "text":
-        return [f"t{i % 4}" for i in range(n)]
+        return [letters("t", i % 4) for i in range(n)]
     if kind == "bool":
         return rng.integers(0, 2, n).astype(bool)
     if kind == "date":
@@ -70,8 +72,8 @@ def cases(draw):
     rng = np.random.default_rng(seed)
     kinds = draw(st.lists(st.sampled_from(KINDS), max_size=3))
     n_strata = draw(st.integers(1, 3))
-    df = pd.DataFrame({"id": [f"r{i}" for i in range(n)],
-                       "s": [f"s{v}" for v in rng.integers(0, n_strata, n)],
+    df = pd.DataFrame({"id": [letters("r", i) for i in range(n)],  # (text without digits)
+                       "s": [letters("s", v) for v in rng.integers(0, n_strata, n)],
                        "x": rng.normal(size=n).round(4)})
     for j, kind in enumerate(kinds):
         df[f"c{j}"] = _column(kind, n, rng)
@@ -150,6 +152,22 @@ def test_every_path_refuses_alike_or_releases_alike(case, client, workers, tmp_p
     frame = pq.read_table(src).to_pandas(ignore_metadata=True)  # as every path reads it
     kw = {"keep": keep or None}
     flags = ["--keep", ",".join(keep)] if keep else []
+    if index:  # x, stored as the index (numbers, not the row numbers): every path asks
+        asked = [_outcome(lambda: ma.microaggregate(pd.read_parquet(src), k, **kw)),
+                 _cli(["protect", src, "-k", k, "-o", tmp / "mem.parquet", *flags], capsys,
+                      tmp / "mem.parquet"),
+                 _cli(["protect", src, "-k", k, "--strata", "s", "--small-strata", "merge",
+                       "-o", tmp / "j1.parquet", *flags], capsys, tmp / "j1.parquet")]
+        with dask.config.set({"dataframe.convert-string": False}):
+            asked.append(_outcome(lambda: microagg.dask.microaggregate(  # (as read_parquet)
+                dd.from_pandas(pd.read_parquet(src), npartitions=2), k, strata="s",
+                small_strata="merge", **kw).compute()))
+        messages = [message for _, message in asked]
+        assert all(outcome == "error" for outcome, _ in asked), messages
+        assert (len(set(messages)) == 1  # another column refused first, alike
+                or all("index" in m and "'x'" in m for m in messages)  # (worded per path)
+                or all("no numeric column to protect" in m for m in messages)), messages
+        return
     # without strata: the API and the command line in memory
     api = _outcome(lambda: ma.microaggregate(frame, k, **kw))
     cli = _cli(["protect", src, "-k", k, "-o", tmp / "mem.parquet", *flags], capsys,

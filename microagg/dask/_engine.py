@@ -295,7 +295,7 @@ def _plan(ddf: Any, k: int, strata: list[Any], columns: list[Any], policy: str,
     bad = sum((rows.shifted(start) for (_, rows), start in zip(found, offsets, strict=True)),
               NonFinite())
     if bad.count:  # (the rows in the whole frame, as the in-memory function names them)
-        raise bad.error("the chosen columns", columns)
+        raise bad.error("the protected columns", columns)
     stats = combine_moments([part for part, _ in found])
     k = check_k(k, int(stats["n"].sum()))
     if standardize:
@@ -310,7 +310,7 @@ def _checked_moments(part: pd.DataFrame, strata: list[Any], columns: list[Any]
     """A partition's :func:`moments`, or its rows holding NaN or infinite values (counted
     from the partition's start) instead."""
     frame = protectable(part[[*strata, *columns]], columns)  # (plain numbers as text too)
-    X = as_matrix(frame[columns], name="the chosen columns", min_rows=0, finite=False)
+    X = as_matrix(frame[columns], name="the protected columns", min_rows=0, finite=False)
     bad = NonFinite.of(X)
     return (None if bad.count else moments(frame, strata, columns)), bad
 

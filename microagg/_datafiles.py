@@ -150,7 +150,9 @@ def manual_route(fname: str) -> str:
                        "copies it from ../shared/data/raw and checks it), or put it in a folder "
                        f"named by {ENV_DATA}. See data/README.md.")
     return text + (f"put it in a folder named by the environment variable {ENV_DATA} "
-                   "(`microagg data --source FOLDER --dest FOLDER` checks it).")
+                   "(`microagg data --source FOLDER --dest FOLDER` checks it). Where the "
+                   "sources can be reached, `microagg data --download` fetches every "
+                   "reference file at once.")
 
 
 # --------------------------------------------------------------------------------------

@@ -132,6 +132,11 @@ def test_docstring_names_its_chapter(name):
     doc = OBJECTS[name].__doc__ or ""
     assert doc.strip(), f"{name} has no docstring"
     assert BOOK_LINE.search(doc), f"{name}: docstring lacks a 'Book: :ref:`chap-...`' line"
+    # before the numpydoc sections: after one, napoleon reads it as part of that section
+    # (after "Raises", as an exception named Book: a strict build's warning)
+    section = re.search(r"^\s*-{3,}\s*$", doc, re.MULTILINE)
+    assert section is None or BOOK_LINE.search(doc).start() < section.start(), (
+        f"{name}: its 'Book:' line comes after a numpydoc section; put it before them")
 
 
 def test_py_typed_is_shipped():

@@ -136,6 +136,20 @@ def _aria_fixes(app: Any, pagename: str, templatename: str, context: dict[str, A
         context["body"] = body
 
 
+def _notebook_download(app: Any, pagename: str, templatename: str, context: dict[str, Any],
+                       doctree: Any) -> None:
+    """Point a chapter's ".ipynb" download button at its plain copy in ``_notebooks/``
+    (``tools/export_notebooks.py``: an install cell first, the MyST markup as plain Markdown,
+    no outputs) instead of the executed notebook in ``_sources/`` (no install cell, raw MyST,
+    a megabyte of widget state), which neither Colab nor a plain Jupyter can use."""
+    for group in context.get("header_buttons", []):
+        for button in group.get("buttons", []):
+            if button.get("label") == "download-notebook-button":
+                stem = Path(pagename).name
+                button["url"] = f"{context['pathto']('_notebooks', 1)}/{stem}.ipynb"
+                button["tooltip"] = "Download the notebook (its first cell installs microagg)"
+
+
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 FONT_SUFFIXES = (".woff2", ".woff", ".ttf", ".eot", ".svg")
 
@@ -451,6 +465,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("doctree-read", _latex_outputs, priority=400)
     app.connect("html-page-context", _unique_scripts, priority=900)
     app.connect("html-page-context", _aria_fixes)
+    app.connect("html-page-context", _notebook_download, priority=600)  # after the theme's
     app.connect("build-finished", _widget_fonts)
     app.connect("build-finished", _page_sizes)
     app.add_css_file("microagg.css")

@@ -185,12 +185,12 @@ def explore_gomm(results: Any, *, k: int | None = None, names: Any = None) -> An
     The runs are computed before the call, so static pages hold every ``k`` of
     ``results``. The control opens at ``k`` (default: the middle ``k`` of the runs).
 
+    Book: :ref:`chap-gomm`.
+
     Raises
     ------
     ValueError
         If ``k`` is not one of the runs' ``k``.
-
-    Book: :ref:`chap-gomm`.
 
     Examples
     --------
@@ -275,12 +275,12 @@ def explore_gomm_population(result: Any, *, generation: int | None = None) -> An
     run reached), and ``generation``, where the control opens (default: the held
     generation nearest to 10); a live kernel takes every generation.
 
+    Book: :ref:`chap-gomm`.
+
     Raises
     ------
     ValueError
         If ``generation`` is not a generation of the run.
-
-    Book: :ref:`chap-gomm`.
 
     Examples
     --------

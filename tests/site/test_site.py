@@ -187,6 +187,37 @@ def test_every_link_to_an_anchor_finds_it(site):
     assert len(pages) > 10 and not missing, f"links to anchors that do not exist: {sorted(missing)}"
 
 
+#: MyST markup a plain Jupyter or Colab would show as raw text.
+MYST_LEFT = re.compile(r"\{(?:glue(?::\w+)?|numref|ref|eq|cite|download|func)\}`|^```\{|^:::\{"
+                       r"|^\([\w-]+\)=", re.M)
+
+
+def test_downloaded_notebooks_read_as_plain_markdown(site):
+    """The ".ipynb" button of a chapter gives its copy in _notebooks/: the install cell
+    first, and its text without MyST (numbers, references and citations as the page shows
+    them; tools/export_notebooks.py)."""
+    import json
+
+    import nbformat
+
+    copies = sorted((site / "_notebooks").glob("*.ipynb"))
+    assert copies
+    for copy in copies:
+        nb = nbformat.read(copy, as_version=4)
+        assert nb.cells[0].metadata.get("tags") == ["install"], copy.name
+        text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+        left = MYST_LEFT.search(text)
+        assert left is None, f"{copy.name}: MyST left: ...{text[left.start():left.end() + 60]}"
+        labels = sorted(set(re.findall(r"\b(?:chap|fig|sec|eq|page|ex)-[a-z0-9-]+\b", text)))
+        assert not labels, f"{copy.name}: labels the site names otherwise: {labels[:5]}"
+        record = site.parent / "jupyter_execute" / "chapters" / f"{copy.stem}.glue.json"
+        glued = json.loads(record.read_text(encoding="utf-8")) if record.exists() else {}
+        unresolved = [name for name in glued if f"`{name}`" in text]
+        assert not unresolved, f"{copy.name}: glued values not filled in: {unresolved}"
+        page = (site / "chapters" / f"{copy.stem}.html").read_text(encoding="utf-8")
+        assert f'href="../_notebooks/{copy.stem}.ipynb"' in page, copy.stem
+
+
 def test_api_page_lists_every_public_name(site):
     """The API page documents every name of ``microagg.__all__`` and of each public subpackage."""
     import importlib

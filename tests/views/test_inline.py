@@ -18,9 +18,10 @@ def _outputs(*cells: str) -> list[list[str]]:
             for cell in nb.cells]
 
 
-def test_first_figure_of_a_notebook_is_an_image():
+def test_first_figure_of_a_notebook_is_an_image(monkeypatch):
     # (the scale chapter showed its figures as "<Figure size 640x420 with 1 Axes>": no
     # pyplot call had come before them, so the kernel had no image formatter yet)
+    monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel's own default, as a reader's
     first, second, switched = _outputs(
         "import pandas as pd\n"
         "from microagg import views\n"

@@ -225,9 +225,9 @@ def output_target(name: str | None, source: Path | None, force: bool) -> Path | 
 @dataclass(frozen=True)
 class InputTable:
     """A table read by :func:`read_input`: the frame, a Parquet file's Arrow schema
-    (``None`` for CSV), whose column types (and pandas index) a Parquet output keeps, and
-    the names given to a CSV file's empty header cells, which a CSV output leaves empty
-    (:func:`write_table`)."""
+    (``None`` for CSV), whose column types a Parquet output keeps (a stored pandas index
+    is written back as a column), and the names given to a CSV file's empty header cells,
+    which a CSV output leaves empty (:func:`write_table`)."""
 
     frame: pd.DataFrame
     arrow_schema: Any = None

@@ -3,8 +3,10 @@
 Launch services (Colab, Binder, JupyterHub) and most readers want ``.ipynb`` files,
 while the chapters are kept as MyST Markdown (diff-friendly, no stored outputs).
 After ``jupyter-book build`` this writes ``_build/html/_notebooks/<chapter>.ipynb``
-(no outputs: they run on the reader's kernel) and a small ``index.html`` listing
-them, which the preface links to.
+(an install cell first; no outputs: they run on the reader's kernel; the MyST markup as
+plain Markdown, with the numbers and names the built site shows, :func:`plain_cells`) and a
+small ``index.html`` listing them, which the preface links to; each chapter's ".ipynb"
+download button points at its copy (``book_ext.py``).
 
 Usage: ``python tools/export_notebooks.py [site folder]`` (default ``_build/html``).
 """

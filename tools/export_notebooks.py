@@ -225,14 +225,14 @@ def plain_markdown(text: str, targets: Targets, glue: dict[str, str],
         tag = f"{indent}\\tag{{{number}}}\n" if number else ""
         return f"{indent}$$\n{body}\n{tag}{indent}$$"
 
-    text = LABEL_LINE.sub("", text)
-    text = DISPLAY.sub(lambda m: tagged(m.group(2), m.group(3), m.group(1)), text)
-    text = MATH.sub(lambda m: tagged(m.group(3), m.group(2), m.group(1)), text)
     def exercise(m: re.Match[str]) -> str:
         label = re.search(r":label:[ \t]*([\w-]+)", m.group(2))
         number = targets.exercises.get(label.group(1), "Exercise") if label else "Exercise"
         return f"**{number}: {m.group(1).strip()}.** {m.group(3)}"
 
+    text = LABEL_LINE.sub("", text)
+    text = DISPLAY.sub(lambda m: tagged(m.group(2), m.group(3), m.group(1)), text)
+    text = MATH.sub(lambda m: tagged(m.group(3), m.group(2), m.group(1)), text)
     text = EXERCISE.sub(exercise, text)
     text = ADMONITION.sub(lambda m: "\n".join(f"> {line}".rstrip() for line in
                                               [f"**{m.group(1).strip()}**", "",

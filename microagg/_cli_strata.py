@@ -365,7 +365,8 @@ def _report(args: argparse.Namespace, settings: StreamSettings, roles: Roles,
     ils = [s.information_loss for s in summaries]
     whole = report["information_loss"]
     shown = (f"IL = {whole:.4f}% of the whole table" if np.isfinite(whole) else
-             "IL of the whole table not computed (values beyond about 1e154 overflow its sums)")
+             "IL of the whole table not computed (values beyond about 1e154 overflow its "
+             "sums, and below about 1e-154 underflow them)")
     print(f"{args.method}, k={args.k}: {sum(s.groups for s in summaries)} groups, sizes "
           f"{min(s.smallest for s in summaries)}..{max(s.largest for s in summaries)}, "
           f"{shown} (within strata {min(ils):.4f}..{max(ils):.4f}%)", file=err)

@@ -113,7 +113,9 @@ def zscores(arr: np.ndarray, names: list[Any]) -> np.ndarray:
         arr = np.ldexp(arr, e)
     mean = arr.mean(axis=0)
     std = arr.std(axis=0)  # ddof=0: population standard deviation
-    zero = np.flatnonzero(std == 0)
+    # constant: one value throughout (told exactly; a mean that rounds, as that of sixty
+    # 0.1s does, would leave a spread of 1e-17 and z-scores of -1)
+    zero = np.flatnonzero((std == 0) | ((arr == arr[:1]).all(axis=0) & (len(arr) > 0)))
     if zero.size:
         raise constant_columns([names[j] for j in zero])
     Z = arr - mean

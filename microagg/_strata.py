@@ -12,9 +12,11 @@ stratum on a Dask cluster).
   unless merged or written otherwise) and are never quasi-identifiers; a missing
   value in one is an error (fill it, e.g. with ``"unknown"``, to make it a stratum).
 * **Statistics** (:func:`moments`, :func:`combine_moments`): per stratum, the number of
-  records and each protected column's mean and sum of squared deviations, computed
-  batch by batch (or partition by partition) and combined exactly
-  (Chan, Golub and LeVeque's pairwise update).
+  records and each protected column's mean, sum of squared deviations, smallest and
+  largest value, computed batch by batch (or partition by partition) and combined exactly
+  (Chan, Golub and LeVeque's pairwise update). The extremes tell a constant column
+  (:func:`check_not_constant`) from one whose squares underflow (values below about
+  1e-154), which every path protects, as the in-memory function does.
 * **Small strata** (:func:`plan_strata`): a stratum with fewer than ``k`` records is
   an error under ``small_strata="error"``, naming the strata. Under ``"merge"`` each
   such stratum is protected together with the *most similar* stratum that has at least
@@ -52,7 +54,8 @@ from ._validate import as_matrix, column_labels
 __all__ = ["SMALL_STRATA", "strata_list", "under_keys", "check_policy",
            "check_strata_values", "moments", "combine_moments", "StrataPlan", "plan_strata",
            "BlockResult", "protect_block", "Stratified", "stratified", "overall_loss",
-           "describe_key", "global_spread", "strata_report", "plan_report", "merged_notes"]
+           "describe_key", "check_not_constant", "global_spread", "strata_report",
+           "plan_report", "merged_notes"]
 
 #: The policies for a stratum with fewer than k records.
 SMALL_STRATA = ("error", "merge")
@@ -146,8 +149,9 @@ def _plain(value: Any) -> Any:
 def moments(frame: pd.DataFrame, strata: list[Any], columns: list[Any]) -> pd.DataFrame:
     """Per stratum (sorted): records ``n``, and per protected column its mean and M2.
 
-    Columns ``n``, ``mean0..`` and ``m2_0..`` (M2: sum of squared deviations from the
-    stratum mean); the index holds the strata keys (named by the strata columns).
+    Columns ``n``, ``mean0..``, ``m2_0..`` (M2: sum of squared deviations from the
+    stratum mean), ``lo0..`` and ``hi0..`` (smallest and largest value); the index holds
+    the strata keys (named by the strata columns).
     """
     check_strata_values(frame, strata)
     return _moments(frame[strata], as_matrix(frame[columns], name="the protected columns",
@@ -165,9 +169,16 @@ def _moments(keys: pd.DataFrame, X: np.ndarray) -> pd.DataFrame:
     mean = g.mean()
     m2 = (g.var(ddof=0).fillna(0.0) * n.to_numpy()[:, None]).set_axis(
         [f"m2_{j}" for j in range(X.shape[1])], axis=1)
-    out = pd.concat([n.rename("n").to_frame(), mean, m2], axis=1)
+    lo = g.min().set_axis([f"lo{j}" for j in range(X.shape[1])], axis=1)
+    hi = g.max().set_axis([f"hi{j}" for j in range(X.shape[1])], axis=1)
+    out = pd.concat([n.rename("n").to_frame(), mean, m2, lo, hi], axis=1)
     out.index.names = strata
     return out
+
+
+def _width(stats: pd.DataFrame) -> int:
+    """The number of protected columns :func:`moments` describes."""
+    return (stats.shape[1] - 1) // 4
 
 
 def combine_moments(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
@@ -179,7 +190,7 @@ def combine_moments(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
         return parts[0].sort_index()
     both = pd.concat(parts)
     levels = list(range(both.index.nlevels))
-    p = (both.shape[1] - 1) // 2
+    p = _width(both)
     mean_cols = [f"mean{j}" for j in range(p)]
     m2_cols = [f"m2_{j}" for j in range(p)]
     by = both.groupby(level=levels, sort=True)
@@ -190,14 +201,16 @@ def combine_moments(parts: Sequence[pd.DataFrame]) -> pd.DataFrame:
     spread = dev.mul(both["n"], axis=0).set_axis(m2_cols, axis=1)
     m2 = both[m2_cols].groupby(level=levels, sort=True).sum() + spread.groupby(
         level=levels, sort=True).sum()
-    out = pd.concat([n.rename("n").to_frame(), mean, m2], axis=1)
+    lo = both[[f"lo{j}" for j in range(p)]].groupby(level=levels, sort=True).min()
+    hi = both[[f"hi{j}" for j in range(p)]].groupby(level=levels, sort=True).max()
+    out = pd.concat([n.rename("n").to_frame(), mean, m2, lo, hi], axis=1)
     out.index.names = parts[0].index.names
     return out
 
 
 def _pooled(stats: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, int]:
     """Whole-table mean and M2 per protected column, and the number of records."""
-    p = (stats.shape[1] - 1) // 2
+    p = _width(stats)
     n = stats["n"].to_numpy(dtype=float)
     mean = stats[[f"mean{j}" for j in range(p)]].to_numpy()
     m2 = stats[[f"m2_{j}" for j in range(p)]].to_numpy()
@@ -257,7 +270,7 @@ def plan_strata(stats: pd.DataFrame, k: int, policy: str, *, standardize: bool,
 
 
 def _centroids(stats: pd.DataFrame, standardize: bool, columns: list[Any]) -> np.ndarray:
-    p = (stats.shape[1] - 1) // 2
+    p = _width(stats)
     mean = stats[[f"mean{j}" for j in range(p)]].to_numpy()
     if not standardize:
         return mean
@@ -278,15 +291,38 @@ def _too_large() -> ValueError:
                       "coarsen the strata")
 
 
+def check_not_constant(stats: pd.DataFrame, columns: list[Any]) -> None:
+    """Raise the in-memory function's error if a protected column holds one value in the
+    whole table (its smallest equals its largest): it cannot be standardised."""
+    p = _width(stats)
+    lo = stats[[f"lo{j}" for j in range(p)]].to_numpy().min(axis=0)
+    hi = stats[[f"hi{j}" for j in range(p)]].to_numpy().max(axis=0)
+    same = np.flatnonzero(lo == hi)
+    if same.size:
+        raise constant_columns([columns[j] for j in same])
+
+
 def global_spread(stats: pd.DataFrame, columns: list[Any]) -> np.ndarray:
     """The whole table's population standard deviation of each protected column; a
-    constant column is an error (as for an unstratified run)."""
+    constant column is an error (as for an unstratified run), and so is one whose spread
+    underflows (values below about 1e-154: the strata cannot be compared by it)."""
+    check_not_constant(stats, columns)
     _, pooled, n = _pooled(stats)
-    std = np.sqrt(pooled / n)
-    zero = np.flatnonzero(std == 0)
-    if zero.size:
-        raise constant_columns([columns[j] for j in zero])
-    return std
+    # not constant, yet an M2 below the smallest normal float64 (0 or subnormal, too coarse
+    # to compare strata by): the squares of the values underflowed
+    small = np.flatnonzero(pooled < np.finfo(float).tiny)
+    if small.size:
+        raise _too_small([columns[j] for j in small])
+    return np.sqrt(pooled / n)
+
+
+def _too_small(names: list[Any]) -> ValueError:
+    """The error for columns whose strata statistics underflowed (values below about
+    1e-154): their spread, which compares the strata, cannot be told in float64."""
+    return ValueError(f"column(s) {names} hold values too small (below about 1e-154) for the "
+                      "strata statistics that choose where a small stratum goes: rescale them "
+                      "first (e.g. multiply by 1e150, and divide the release back), or coarsen "
+                      "the strata")
 
 
 @dataclass(frozen=True)

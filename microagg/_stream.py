@@ -84,9 +84,9 @@ from ._release import (
     protectable,
 )
 from ._strata import (
+    check_not_constant,
     combine_moments,
     describe_key,
-    global_spread,
     moments,
     overall_loss,
     plan_strata,
@@ -603,7 +603,7 @@ def protect_stream(source: Path, fmt: str, target: Any, out_fmt: str,
         pa.default_memory_pool().release_unused()  # the split's buffers, kept by the pool
         k = check_k(settings.k, int(stats["n"].sum()))
         if settings.standardize:
-            global_spread(stats, settings.columns)
+            check_not_constant(stats, settings.columns)
         plan = plan_strata(stats, k, settings.policy, standardize=settings.standardize,
                            columns=settings.columns)
         jobs = [sorted(b for i in unit for b in where[plan.keys[i]]) for unit in plan.units]

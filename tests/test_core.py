@@ -171,6 +171,19 @@ def test_zero_variance_rejected():
         ma.standardize(df)
 
 
+@pytest.mark.parametrize("value", [0.1, 3.3, 1e-170, -2.5e200])
+def test_a_constant_column_is_told_exactly_not_by_a_rounded_spread(value):
+    """The mean of sixty 0.1s rounds to 0.10000000000000002, which left a standard deviation
+    of about 1e-17 and z-scores of -1: a constant column was standardised, not refused."""
+    X = np.column_stack([np.full(60, value), np.arange(60.0)])
+    if value in (0.1, 3.3):
+        assert np.std(X[:, 0]) > 0  # what fooled the test std == 0
+    with pytest.raises(ValueError, match=r"\[0\] have zero variance"):
+        ma.standardize(X)
+    with pytest.raises(ValueError, match=r"\['c'\] have zero variance"):
+        ma.microaggregate(pd.DataFrame({"c": X[:, 0], "d": X[:, 1]}), 3)
+
+
 def test_information_loss_undefined_when_sst_zero():
     with pytest.raises(ValueError, match="SST is zero"):
         ma.information_loss(np.ones((4, 2)), [0, 0, 1, 1])

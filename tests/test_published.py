@@ -400,8 +400,8 @@ def test_package_folder_is_the_canonical_one():
     assert (pkg / "_published").resolve() == DATA.resolve()
     assert published.data_dir().resolve() == DATA.resolve()
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    patterns = pyproject["tool"]["setuptools"]["package-data"]["microagg"]
-    assert "_published/*.csv" in patterns
+    assert "microagg._published" in pyproject["tool"]["setuptools"]["packages"]
+    assert "*.csv" in pyproject["tool"]["setuptools"]["package-data"]["microagg._published"]
     assert microagg.published is published  # a public subpackage
 
 

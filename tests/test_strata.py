@@ -294,6 +294,59 @@ def test_values_beyond_the_strata_sums_range_are_refused_not_merged_blind(tmp_pa
         np.testing.assert_allclose(np.sort(released[c]), np.sort(expected[c]), rtol=1e-12)
 
 
+def test_values_below_the_strata_sums_range_are_protected_in_every_path(tmp_path, capsys):
+    """Below about 1e-154 the squares in the strata statistics underflow to 0. Such a column
+    is not constant: the in-memory function protects it (it rescales before standardising),
+    and so do the streamed CLI and Dask. Only where the whole table's spread is needed, to
+    choose where a small stratum goes, is the run refused, with an error that says why (not
+    "zero variance"). A constant column is still refused as constant in every path."""
+    from cli_helpers import one_line_error, run
+
+    dd = pytest.importorskip("dask.dataframe")
+    import microagg.dask as mdd
+
+    rng = np.random.default_rng(1)
+    df = pd.DataFrame({"s": np.repeat(["a", "b"], 30), "x": rng.normal(size=60) * 1e-170,
+                       "y": rng.normal(size=60)})
+    src = tmp_path / "tiny.csv"
+    df.to_csv(src, index=False)
+    expected = ma.microaggregate(df, 3, strata="s")
+    rc, _, err = run(["protect", src, "-k", "3", "--strata", "s", "-o", tmp_path / "o.csv"],
+                     capsys)
+    assert rc == 0 and "below about 1e-154" in err, err
+    by_dask = mdd.microaggregate(dd.from_pandas(df, npartitions=3, sort=False), 3,
+                                 strata="s").compute(scheduler="sync")
+    for released in (pd.read_csv(tmp_path / "o.csv"), by_dask):
+        for c in ("x", "y"):
+            np.testing.assert_allclose(np.sort(released[c]), np.sort(expected[c]), rtol=1e-12)
+    assert expected["x"].nunique() == 20 and expected["x"].abs().max() < 1e-169
+
+    small = df.copy()
+    small.loc[[3, 40], "s"] = "tiny"
+    small.to_csv(src, index=False)
+    wanted = "'x'.* too small .*below about 1e-154"
+    with pytest.raises(ValueError, match=wanted):
+        ma.microaggregate(small, 3, strata="s", small_strata="merge")
+    with pytest.raises(ValueError, match=wanted):
+        mdd.microaggregate(dd.from_pandas(small, npartitions=3, sort=False), 3, strata="s",
+                           small_strata="merge")
+    rc, _, err = run(["protect", src, "-k", "3", "--strata", "s", "--small-strata", "merge",
+                      "-o", tmp_path / "p.csv"], capsys)
+    assert "too small" in one_line_error(rc, err)
+    assert ma.microaggregate(small, 3, strata="s", small_strata="merge", standardize=False
+                             ).shape == small.shape  # raw values need no spread
+
+    constant = df.assign(x=1e-170)
+    constant.to_csv(src, index=False)
+    with pytest.raises(ValueError, match="'x'.* zero variance"):
+        ma.microaggregate(constant, 3, strata="s")
+    with pytest.raises(ValueError, match="'x'.* zero variance"):
+        mdd.microaggregate(dd.from_pandas(constant, npartitions=3, sort=False), 3, strata="s")
+    rc, _, err = run(["protect", src, "-k", "3", "--strata", "s", "-o", tmp_path / "q.csv"],
+                     capsys)
+    assert "zero variance" in one_line_error(rc, err)
+
+
 _SPELLINGS = {  # a stratum's values: equal to one another, written apart
     "signed zeros": ([0.0, -0.0, 0.0, -0.0, 1.0, 1.0, 1.0], None),
     "1, 1.0, True": ([1, 1.0, True, 1, "a", "a", "a"], object),

@@ -45,9 +45,9 @@ from .._release import (
     protectable,
 )
 from .._strata import (
+    check_not_constant,
     check_policy,
     combine_moments,
-    global_spread,
     merged_notes,
     moments,
     plan_report,
@@ -299,7 +299,7 @@ def _plan(ddf: Any, k: int, strata: list[Any], columns: list[Any], policy: str,
     stats = combine_moments([part for part, _ in found])
     k = check_k(k, int(stats["n"].sum()))
     if standardize:
-        global_spread(stats, columns)
+        check_not_constant(stats, columns)
     plan = plan_strata(stats, k, policy, standardize=standardize, columns=columns)
     units = stats.index.to_frame(index=False).assign(**{_UNIT: plan.unit_of})
     return k, plan, units, offsets

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -183,6 +184,11 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
     (False, 'k-anonymity')
     """
     k = check_release_k(k)
+    for name, table in (("original", original), ("released", released)):
+        if not isinstance(table, (pd.DataFrame, str, PathLike)):
+            raise TypeError(f"{name} must be a pandas DataFrame or the path of a CSV or "
+                            f"Parquet file, got {type(table).__name__}; for an array, "
+                            "pd.DataFrame(array) (both with the same columns)")
     fin, fout = formats
     dialect = dialect_for(delimiter, decimal, [
         f for f, fmt in ((original, fin), (released, fout))

@@ -68,7 +68,7 @@ def blocked(X: Any, k: int, *, method: str = "mdav", block_size: int = 10_000,
     Raises
     ------
     ValueError
-        Unknown ``method`` or ``strategy``, ``block_size`` below ``k``, bad data.
+        Unknown ``method``, ``strategy`` or option, ``block_size`` below ``k``, bad data.
     TypeError
         ``block_size`` not an integer.
 
@@ -91,6 +91,10 @@ def blocked(X: Any, k: int, *, method: str = "mdav", block_size: int = 10_000,
     spec = get_method(method)
     if spec.family != "mdav":
         raise ValueError(f"blocked runs an MDAV-family heuristic; {method!r} is not one")
+    unknown = sorted(set(options) - set(spec.options))
+    if unknown:  # (checked before the blocks are formed, as microaggregate checks them)
+        raise ValueError(f"option(s) {unknown} do not apply to method {method!r}; "
+                         f"it accepts {list(spec.options)}")
     _check_blocking(strategy, block_size, k)
     run = spec.function
     blocks = pca_blocks(arr, k, int(block_size)) if strategy == "pca" else \

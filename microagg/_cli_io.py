@@ -58,6 +58,7 @@ from ._csv import (
 )
 from ._defaults import GA, HYBRID, IVMDAV, MACROGROUP_SIZE, VMDAV
 from ._entry import SIGNALS
+from ._mdav.dispatch import ENGINE_NAMES
 from ._methods import METHODS
 from ._release import check_names
 
@@ -84,6 +85,9 @@ METHOD_OPTIONS: dict[str, tuple[str, Callable[[str], Any], str]] = {
     "leftover": ("--leftover", str, "vmdav: where the last records go, 'centroid' (nearest "
                  "group centroid) or 'record' (group of the nearest record); default "
                  f"{VMDAV.leftover!r}"),
+    "engine": ("--engine", str, "mdav, mdav_single, vmdav, ivmdav: the engine, one of "
+               f"{', '.join(ENGINE_NAMES)} (each gives the same labels; default 'auto': the "
+               "indexed one from a few thousand records on, with numba)"),
     "candidates": ("--candidates", int, "ivmdav: neighbours considered for the extension "
                    "(default 2k)"),
     "self_neighbour": ("--self-neighbour", _yes_no, "ivmdav: yes or no, whether a candidate "

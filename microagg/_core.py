@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validate import as_labels, as_matrix, check_k, scale_exponent, unscale_square
+from ._validate import as_labels, as_matrix, check_count, scale_exponent, unscale_square
 
 __all__ = [
     "standardize",
@@ -341,11 +341,13 @@ def is_k_partition(labels: Any, k: int, *, max_size: int | None = None) -> bool:
     True
     >>> is_k_partition([0, 0, 1, 1, 1], 3)
     False
+    >>> is_k_partition([0, 0], 3)  # fewer records than k: no group can hold k
+    False
     """
     sizes = group_sizes(labels)
+    k = check_count(k, "k", 1)
     if sizes.size == 0:
         return False
-    k = check_k(k, int(sizes.sum()))
     ok = bool(sizes.min() >= k)
     if max_size is not None:
         ok = ok and bool(sizes.max() <= max_size)

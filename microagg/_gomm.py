@@ -158,11 +158,12 @@ def gomm(X: Any, k: int, *, population: int = GOMM.population,
         The paper's settings.
     dynamic, patience : bool, int, default False, 5
         Run D-GOMM, with this window (in generations).
-    seed, progress : int or None, bool
+    seed, progress : int or None, bool, default None, True
         Seed of ``numpy.random.default_rng`` (same seed, same run); progress bar.
-    method : str or callable
-        Microaggregation of each attribute group (default MDAV).
-    shared_cache : bool
+    method : str or callable, default "mdav"
+        Microaggregation of each attribute group, as in :func:`multivariate` (a
+        callable must return a k-partition).
+    shared_cache : bool, default True
         Reuse the process-wide cache of microaggregated attribute groups;
         ``False`` starts empty (fair timings). Either cache, and the run's store of
         the groups' release parts, holds at most GOMM's memory budget (512 MB by

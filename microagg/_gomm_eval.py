@@ -66,7 +66,7 @@ from ._risk_kernels import (
     principal_axes,
     rival_margin,
 )
-from ._validate import as_matrix, check_k, scale_exponent
+from ._validate import as_labels, as_matrix, check_k, scale_exponent
 
 __all__ = ["multivariate", "score_grouping", "k_anonymity_level", "gomm_cache_info",
            "gomm_cache_clear"]
@@ -183,11 +183,27 @@ class _GroupCache:
         return entry
 
     def _labels(self, sub: np.ndarray) -> np.ndarray:
-        """The partition of the group's records by the method, labels ``0..s-1`` all used."""
-        raw = np.asarray(self.fn(sub, self.k))
+        """The partition of the group's records by the method, labels ``0..s-1`` all used.
+
+        A callable's answer is checked: one integer label per record, every group at least
+        ``k`` records (the compiled kernels index by the labels, and a smaller group would
+        be released as if k-anonymous)."""
+        answer = self.fn(sub, self.k)
+        try:
+            raw = as_labels(answer, sub.shape[0])
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"method {self.method_name} returned labels that cannot be "
+                            f"used: {exc}") from None
         if raw.size and raw.min() == 0 and np.bincount(raw).all():
-            return raw.astype(np.int64)  # already 0..s-1, all used (MDAV)
-        return np.unique(raw, return_inverse=True)[1].reshape(-1).astype(np.int64)
+            labels = raw  # already 0..s-1, all used (MDAV)
+        else:
+            labels = np.unique(raw, return_inverse=True)[1].reshape(-1).astype(np.int64)
+        smallest = int(np.bincount(labels).min()) if labels.size else 0
+        if smallest < self.k:
+            raise ValueError(f"method {self.method_name} returned a group of {smallest} "
+                             f"record(s), fewer than k={self.k}: a method must return a "
+                             f"{self.k}-partition (every group at least k records)")
+        return labels
 
     def _runs_loops(self, cols: tuple[int, ...]) -> bool:
         """Whether ``microagg.mdav`` runs the compiled loops on these columns unscaled."""
@@ -358,9 +374,10 @@ def multivariate(X: Any, groups: Sequence[Sequence[int]], k: int, *,
     k : int
         Minimum cluster size, ``1 <= k <= n``.
     method : {"mdav", "mdav_single", "vmdav", "ivmdav"} or callable
-        ``method(Z, k) -> labels`` partitions the records on the group's columns.
-        ``"mdav"`` is :func:`microagg.mdav` (compiled loops when numba is
-        installed).
+        ``method(Z, k) -> labels`` partitions the records on the group's columns; a
+        callable's labels are checked (one integer per record, every group at least
+        ``k`` records: a ``ValueError`` otherwise). ``"mdav"`` is :func:`microagg.mdav`
+        (compiled loops when numba is installed).
     standardize : bool, default True
         Partition on standardised columns (z-scores with population sd, as the
         book does throughout). The released values are the centroids of the values
@@ -678,12 +695,35 @@ def score_grouping(X: Any, groups: Sequence[Sequence[int]], k: int, *,
                    method: str | Callable[..., Any] = "mdav") -> ScoreBreakdown:
     r"""IL, ID, DLD (and DR, score) of microaggregating ``X`` with a given attribute grouping.
 
-    The same as ``microagg.risk.score_breakdown(X, multivariate(X, groups, k))``
+    The same as ``microagg.score_breakdown(X, multivariate(X, groups, k))``
     (up to rounding in the last digit), but computed on the standardised scale
     directly and with every part memoised; this is GOMM's fitness (Eq. 2 of
     :cite:p:`nin2008gomm`).
 
     Book: :ref:`chap-gomm`.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, p)
+        The original data (standardised here).
+    groups : sequence of sequences of int
+        The attribute grouping: disjoint column indices that together cover ``0..p-1``.
+    k : int
+        Minimum cluster size.
+    method : {"mdav", "mdav_single", "vmdav", "ivmdav"} or callable, default "mdav"
+        How each attribute group is partitioned, as in :func:`multivariate`; a callable
+        ``method(Z, k) -> labels`` must return a k-partition of the rows of ``Z``.
+
+    Returns
+    -------
+    ScoreBreakdown
+        ``il``, ``id``, ``dld`` (percentages) and the derived ``dr`` and ``score``.
+
+    Raises
+    ------
+    ValueError
+        For a grouping that is not a partition of the columns, an invalid ``k``, or a
+        callable whose labels do not fit the data or leave a group smaller than ``k``.
 
     Examples
     --------

@@ -7,6 +7,9 @@ follows from it. Two chromosomes with the same groups in another order are clone
 
 from __future__ import annotations
 
+import itertools
+from typing import Any
+
 import numpy as np
 
 from ._gomm_eval import Grouping
@@ -44,6 +47,17 @@ def _crossover_one(donor: Grouping, site: tuple[int, int], host: Grouping, inser
     return _tidy(rest[:insert_at] + injected + rest[insert_at:])
 
 
+def _check(rng: Any, p: int, *chromosomes: Grouping) -> None:
+    """Each chromosome a partition of the attributes ``0..p-1``, and ``rng`` a Generator."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator (numpy.random.default_rng(seed)), "
+                        f"got {rng!r}")
+    for c in chromosomes:
+        if sorted(itertools.chain.from_iterable(c)) != list(range(p)):
+            raise ValueError(f"{c!r} is not a grouping of the attributes 0..{p - 1}: each "
+                             "must be in exactly one group")
+
+
 def _site(c: Grouping, rng: np.random.Generator) -> tuple[int, int]:
     lo = int(rng.integers(0, len(c)))
     hi = int(rng.integers(lo + 1, len(c) + 1))
@@ -67,6 +81,7 @@ def gomm_crossover(p1: Grouping, p2: Grouping,
     >>> gomm_crossover(((0, 1), (2, 3)), ((0,), (1, 2, 3)), np.random.default_rng(0))
     (((0,), (2, 3), (1,)), ((0,), (1, 2, 3)))
     """
+    _check(rng, sum(map(len, p1)), p1, p2)
     s1, s2 = _site(p1, rng), _site(p2, rng)
     return _crossover_one(p1, s1, p2, s2[0]), _crossover_one(p2, s2, p1, s1[0])
 
@@ -95,6 +110,7 @@ def gomm_mutate(op: str, c: Grouping, p: int, rng: np.random.Generator) -> Group
     >>> gomm_mutate("GS", ((0, 1, 2, 3),), 4, np.random.default_rng(0))
     ((0, 2), (1, 3))
     """
+    _check(rng, p, c)
     groups = [list(g) for g in c]
     G = len(groups)
     if op == "GC":

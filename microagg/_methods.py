@@ -49,7 +49,8 @@ class Method:
     reports_progress: bool = False
 
 
-_MDAV_OPTIONS: tuple[str, ...] = ()
+#: Every MDAV-family function takes ``engine`` (exact: the same labels from each engine).
+_MDAV_OPTIONS: tuple[str, ...] = ("engine",)
 
 #: Every method, by the name used in ``data/published``, the API and the CLI.
 METHODS: dict[str, Method] = {m.name: m for m in (

@@ -483,11 +483,10 @@ def check_release_k(k: Any) -> int:
     """
     from ._validate import check_count
 
-    k = check_count(k, "k", 1)
-    if k < RELEASE_MIN_K:
+    if isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k == 1:
         raise ValueError(f"k={k} releases each record as it is (a group of one): a release "
                          f"needs k >= {RELEASE_MIN_K}")
-    return k
+    return check_count(k, "k", RELEASE_MIN_K)
 
 
 def check_names(names: Sequence[Any]) -> None:

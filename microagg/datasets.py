@@ -23,6 +23,7 @@ import functools
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -30,6 +31,7 @@ import pandas as pd
 from . import _datafiles
 from ._core import standardize
 from ._datafiles import FILES, DataNotFoundError
+from ._validate import check_count, check_real, check_seed
 
 __all__ = [
     "load",
@@ -341,8 +343,17 @@ def scattered(n: int = 1000, *, seed: int | None = 0, low: float = -10_000.0,
     >>> X.shape, bool(X.min() >= -10_000 and X.max() <= 10_000)
     ((500, 2), True)
     """
-    rng = np.random.default_rng(seed)
-    return rng.uniform(low, high, size=(n, p))
+    n, p = check_count(n, "n", 0), check_count(p, "p", 1)
+    rng = np.random.default_rng(check_seed(seed))
+    return rng.uniform(*_box(low, high), size=(n, p))
+
+
+def _box(low: Any, high: Any) -> tuple[float, float]:
+    """The checked bounds of the box the synthetic records are drawn from."""
+    low, high = check_real(low, "low", -np.inf), check_real(high, "high", -np.inf)
+    if not low < high:
+        raise ValueError(f"low must be below high, got low={low:g}, high={high:g}")
+    return low, high
 
 
 def clustered(n: int = 1000, *, seed: int | None = 0, low: float = -10_000.0,
@@ -372,8 +383,16 @@ def clustered(n: int = 1000, *, seed: int | None = 0, low: float = -10_000.0,
     >>> X.shape, bool(d.min(axis=1).max() < 400)
     ((60, 2), True)
     """
-    rng = np.random.default_rng(seed)
-    lo, hi = sizes
+    n = check_count(n, "n", 0)
+    low, high = _box(low, high)
+    spread = check_real(spread, "spread")
+    if not (isinstance(sizes, Iterable) and len(tuple(sizes)) == 2):
+        raise ValueError(f"sizes must be (smallest, largest) cluster size, got {sizes!r}")
+    lo, hi = (check_count(s, "each of sizes", 1) for s in sizes)
+    if lo > hi:
+        raise ValueError(f"sizes must be (smallest, largest) with smallest <= largest, got "
+                         f"{tuple(sizes)}")
+    rng = np.random.default_rng(check_seed(seed))
     block_sizes: list[int] = []
     left = n
     while left > 0:

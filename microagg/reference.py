@@ -8,6 +8,14 @@ reasons: the tests check that the fast versions in :mod:`microagg._mdav` return
 *identical* labels (same tie rule: the first record in input order wins), and
 the benchmarks measure the fast versions against them.
 
+One difference is by design. The fast versions keep the centroid of the records
+left as a running sum (the total minus each group's rows), while these recompute
+it; the two can differ in the last bit. On data built so that two records lie
+at the same distance from the centroid in exact arithmetic (say, pairs placed
+symmetrically about it), that bit can decide which is "farthest", and the two
+implementations then take different, equally far records. The tests' data have
+no such exact ties; on data that do, compare SSEs rather than labels.
+
 Read these first if you want to see an algorithm; read :mod:`microagg._mdav`
 for how to make it fast.
 """

@@ -115,3 +115,24 @@ def test_labels_are_checked_as_integers(X, labels, error, match):
     for f in (ma.sse, ma.aggregate, ma.information_loss):
         with pytest.raises(error, match=match):
             f(X, labels(lab))
+
+
+def test_audit_names_what_it_takes_when_given_arrays():
+    """pathlib's "expected str, bytes or os.PathLike object, not ndarray" named nothing."""
+    X = np.zeros((6, 2))
+    with pytest.raises(TypeError, match="original must be a pandas DataFrame or the path"):
+        ma.audit(X, X, 3)
+    with pytest.raises(TypeError, match="released must be a pandas DataFrame or the path"):
+        ma.audit(pd.DataFrame(X), X, 3)
+
+
+def test_options_a_method_does_not_take_are_named_by_blocked_and_engine_is_one():
+    """blocked(gamma=...) raised Python's "unexpected keyword argument" from inside a block;
+    microaggregate refused engine=, which every MDAV-family function takes."""
+    X = np.random.default_rng(0).normal(size=(60, 2))
+    with pytest.raises(ValueError, match=r"\['gamma'\] do not apply to method 'mdav'"):
+        ma.blocked(X, 3, gamma=1.0)
+    df = pd.DataFrame(X, columns=["a", "b"])
+    assert ma.microaggregate(df, 3, engine="numpy").equals(ma.microaggregate(df, 3))
+    with pytest.raises(ValueError, match="k must be at least 2, got 0"):
+        ma.microaggregate(df, 0)

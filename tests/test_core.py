@@ -83,11 +83,12 @@ def test_is_k_partition():
     assert not ma.is_k_partition([], 1)
 
 
-def test_is_k_partition_rejects_bad_k():
+def test_is_k_partition_rejects_bad_k_and_answers_no_beyond_n():
     with pytest.raises(ValueError, match="at least 1"):
         ma.is_k_partition([0, 0], 0)
-    with pytest.raises(ValueError, match="larger than the number of records"):
-        ma.is_k_partition([0, 0], 3)
+    # a predicate: fewer records than k is a plain "no" (it raised, unlike [] with k = 3)
+    assert ma.is_k_partition([0, 0], 3) is False
+    assert ma.is_k_partition([], 3) is False
     with pytest.raises(TypeError, match="integer"):
         ma.is_k_partition([0, 0], 1.5)
 

@@ -158,3 +158,19 @@ def test_vmdav_example():
     X = datasets.vmdav_example()
     assert X.shape == (13, 2) and X.dtype == np.float64
     np.testing.assert_array_equal(X, datasets.vmdav_example())
+
+
+@pytest.mark.parametrize("call, error, wanted", [
+    (lambda: datasets.scattered(-1), ValueError, "n must be at least 0"),
+    (lambda: datasets.scattered(10, p=0), ValueError, "p must be at least 1"),
+    (lambda: datasets.scattered(10, low=5, high=1), ValueError, "low must be below high"),
+    (lambda: datasets.clustered(10, sizes=(5, 3)), ValueError, "smallest <= largest"),
+    (lambda: datasets.clustered(10, sizes=(0, 3)), ValueError, "each of sizes"),
+    (lambda: datasets.clustered(10, sizes=3), ValueError, r"\(smallest, largest\)"),
+    (lambda: datasets.clustered(10, spread=-1.0), ValueError, "spread"),
+    (lambda: datasets.clustered(10, seed=1.5), TypeError, "seed must be"),
+])
+def test_the_synthetic_sets_name_a_bad_argument(call, error, wanted):
+    """numpy's own messages ("low >= high", "negative dimensions") named none."""
+    with pytest.raises(error, match=wanted):
+        call()

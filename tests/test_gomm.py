@@ -271,3 +271,41 @@ def test_number_of_groups_rises_with_k(paper_runs, name):
 # --------------------------------------------------------------------------------------
 
 
+
+
+@pytest.mark.parametrize("answer, wanted", [
+    (lambda Z, k: np.zeros(3, dtype=np.int64), "3 entries but the data has 40 records"),
+    (lambda Z, k: np.arange(5), "5 entries but the data has 40 records"),
+    (lambda Z, k: np.full(len(Z), 0.5), "non-integer value"),
+    (lambda Z, k: np.arange(len(Z)), "a group of 1 record"),  # the original data released
+    (lambda Z, k: np.arange(len(Z)) % 20, "a group of 2 record"),
+])
+def test_a_callable_method_must_return_a_k_partition(answer, wanted):
+    """A callable's labels went straight to the compiled kernels: a wrong length crashed the
+    process, and singletons released the data unchanged under "k = 3". Now each is an error
+    naming the method, in every function that takes one."""
+    Y = np.random.default_rng(0).normal(size=(40, 4))
+    for call in (lambda: microagg.multivariate(Y, [[0, 1], [2, 3]], 3, method=answer),
+                 lambda: microagg.score_grouping(Y, [[0, 1], [2, 3]], 3, method=answer),
+                 lambda: microagg.gomm(Y, 3, method=answer, population=4, generations=1,
+                                 progress=False, shared_cache=False)):
+        with pytest.raises((ValueError, TypeError), match=f"method .*<lambda>.*{wanted}"):
+            call()
+    fine = microagg.multivariate(Y, [[0, 1], [2, 3]], 3, method=lambda Z, k: np.arange(len(Z)) % 13)
+    assert microagg.k_anonymity_level(fine[:, :2]) >= 3
+
+
+def test_the_operators_check_their_chromosomes_and_generator():
+    """A mutation given a p that did not match the chromosome invented attributes (GC on
+    ((0, 1),) with p = 5 gave ((0, 1, 2, 3, 4),)); an int for rng failed deep inside."""
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match=r"not a grouping of the attributes 0\.\.4"):
+        microagg.gomm_mutate("GC", ((0, 1),), 5, rng)
+    with pytest.raises(ValueError, match="exactly one group"):
+        microagg.gomm_mutate("EM", ((0, 1), (1, 2)), 3, rng)
+    with pytest.raises(ValueError, match=r"\(\(0,\), \(1,\)\) is not a grouping"):
+        microagg.gomm_crossover(((0, 1), (2,)), ((0,), (1,)), rng)
+    with pytest.raises(TypeError, match="rng must be a numpy Generator"):
+        microagg.gomm_crossover(((0, 1), (2,)), ((0,), (1, 2)), 0)
+    with pytest.raises(ValueError, match="unknown mutation"):
+        microagg.gomm_mutate("XX", ((0, 1),), 2, rng)

@@ -135,6 +135,15 @@ def sst(X: Any) -> float:
 
     Book: :ref:`chap-foundations`.
 
+    Parameters
+    ----------
+    X : array_like, shape (n, p)
+        The records (finite numbers).
+
+    Returns
+    -------
+    float
+
     Examples
     --------
     >>> sst([[0.0], [2.0]])
@@ -253,6 +262,18 @@ def information_loss(X: Any, labels: Any) -> float:
 
     Book: :ref:`chap-foundations`.
 
+    Parameters
+    ----------
+    X : array_like, shape (n, p)
+        The records, on the scale the loss is measured on (the book standardises first).
+    labels : array_like of int, shape (n,)
+        The group of each record.
+
+    Returns
+    -------
+    float
+        IL in percent, between 0 and 100.
+
     Examples
     --------
     >>> round(information_loss([[0.0], [2.0], [10.0], [12.0]], [0, 0, 1, 1]), 3)
@@ -319,6 +340,16 @@ def group_sizes(labels: Any) -> np.ndarray:
 
     Book: :ref:`chap-foundations`.
 
+    Parameters
+    ----------
+    labels : array_like of int, shape (n,)
+        The group of each record.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        One size per distinct label.
+
     Examples
     --------
     >>> group_sizes([1, 0, 1, 1]).tolist()
@@ -334,6 +365,20 @@ def is_k_partition(labels: Any, k: int, *, max_size: int | None = None) -> bool:
     """True when every group holds at least ``k`` records (and at most ``max_size``).
 
     Book: :ref:`chap-foundations`.
+
+    Parameters
+    ----------
+    labels : array_like of int, shape (n,)
+        The group of each record.
+    k : int
+        Minimum group size, at least 1. With fewer than ``k`` records (or none) the answer
+        is ``False``.
+    max_size : int, optional
+        Maximum group size (e.g. ``2 * k - 1``); no maximum if omitted.
+
+    Returns
+    -------
+    bool
 
     Examples
     --------
@@ -361,6 +406,15 @@ def relabel(labels: Any) -> np.ndarray:
     ``relabel`` forms are equal.
 
     Book: :ref:`chap-foundations`.
+
+    Parameters
+    ----------
+    labels : array_like of int, shape (n,)
+        The group of each record.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n,)
 
     Examples
     --------

@@ -66,6 +66,13 @@ class GommResult:
         Its information loss, interval disclosure, distance-linkage disclosure and
         score :math:`(IL + (ID + DLD)/2)/2`.
     n_groups : int
+    k : int
+        The minimum cluster size of the run.
+    dynamic : bool
+        Whether the run was D-GOMM.
+    settings : dict
+        The run's settings (population, generations, operators per generation, seed,
+        method, ...), as the reproductions record them.
     history : pandas.DataFrame
         One row per generation (0 = initial population): ``best``, ``mean``,
         ``worst`` score, ``best_groups`` and ``mean_groups`` (number of groups),

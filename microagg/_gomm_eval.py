@@ -426,6 +426,15 @@ def k_anonymity_level(protected: Any) -> int:
 
     Book: :ref:`chap-gomm`.
 
+    Parameters
+    ----------
+    protected : array_like, shape (n, p)
+        The released records.
+
+    Returns
+    -------
+    int
+
     Examples
     --------
     >>> k_anonymity_level([[1.0, 2.0], [1.0, 2.0], [3.0, 4.0]])

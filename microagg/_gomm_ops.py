@@ -75,6 +75,26 @@ def gomm_crossover(p1: Grouping, p2: Grouping,
 
     Book: :ref:`chap-gomm`.
 
+    Parameters
+    ----------
+    p1, p2 : tuple of tuples of int
+        The parents: groupings of the same attributes ``0..p-1``, each attribute in
+        exactly one group.
+    rng : numpy.random.Generator
+        The source of the crossing sites.
+
+    Returns
+    -------
+    tuple of two groupings
+        The children, each group a sorted tuple.
+
+    Raises
+    ------
+    ValueError
+        A parent that is not a grouping of the attributes ``0..p-1``.
+    TypeError
+        ``rng`` that is not a Generator.
+
     Examples
     --------
     >>> import numpy as np
@@ -101,6 +121,29 @@ def gomm_mutate(op: str, c: Grouping, p: int, rng: np.random.Generator) -> Group
       clone if there is only one group).
 
     Book: :ref:`chap-gomm`.
+
+    Parameters
+    ----------
+    op : {"GC", "GE", "GS", "ES", "EM"}
+        The mutation.
+    c : tuple of tuples of int
+        The chromosome: a grouping of the attributes ``0..p-1``.
+    p : int
+        The number of attributes.
+    rng : numpy.random.Generator
+        The source of the mutation's random choices.
+
+    Returns
+    -------
+    tuple of tuples of int
+        The mutated grouping (``c`` itself when the mutation leaves it as it is).
+
+    Raises
+    ------
+    ValueError
+        An unknown ``op``, or a ``c`` that is not a grouping of the attributes ``0..p-1``.
+    TypeError
+        ``rng`` that is not a Generator.
 
     Examples
     --------

@@ -56,6 +56,8 @@ class HybridResult:
         upper bound for ``sse``, Lemma 1).
     K : int
         The macrogroup size used (chosen from ``k`` unless given).
+    n_macrogroups : int
+        The number of macrogroups (a property).
 
     Examples
     --------

@@ -190,7 +190,7 @@ def interval_disclosure(original: Any, protected: Any, *, width: float = 0.10,
     standardize : bool, default True
         Apply the interval on attributes standardised with the original's mean and
         population standard deviation (our reading; the paper does not name the
-        scale, see :ref:`chap-gomm`. ``False`` uses the values as given.
+        scale, see :ref:`chap-gomm`). ``False`` uses the values as given.
 
     Returns
     -------
@@ -225,6 +225,19 @@ def disclosure_risk(original: Any, protected: Any, *, standardize: bool = True) 
     r"""Disclosure risk :math:`\mathrm{DR} = (\mathrm{ID} + \mathrm{DLD})/2` (GOMM Eq. 6).
 
     Book: :ref:`chap-gomm`.
+
+    Parameters
+    ----------
+    original, protected : array_like, shape (n, p)
+        The original records and their release, row for row.
+    standardize : bool, default True
+        Measure on attributes standardised with the original's mean and population
+        standard deviation, as :func:`interval_disclosure` does.
+
+    Returns
+    -------
+    float
+        DR in percent.
 
     Examples
     --------
@@ -291,6 +304,21 @@ def score_breakdown(original: Any, protected: Any, *, standardize: bool = True,
 
     Book: :ref:`chap-gomm`.
 
+    Parameters
+    ----------
+    original, protected : array_like, shape (n, p)
+        The original records and their release, row for row.
+    standardize : bool, default True
+        Measure on attributes standardised with the original's mean and population
+        standard deviation, as :func:`interval_disclosure` does.
+    width : float, default 0.10
+        Relative half-width of ID's interval (:func:`interval_disclosure`).
+
+    Returns
+    -------
+    ScoreBreakdown
+        ``il``, ``id``, ``dld`` (percentages) and the derived ``dr`` and ``score``.
+
     Examples
     --------
     >>> b = score_breakdown([[0.0], [2.0], [10.0], [12.0]], [[1.0], [1.0], [11.0], [11.0]])
@@ -308,6 +336,19 @@ def score(original: Any, protected: Any, *, standardize: bool = True) -> float:
     See :func:`score_breakdown` for the parts and :ref:`chap-gomm`.
 
     Book: :ref:`chap-gomm`.
+
+    Parameters
+    ----------
+    original, protected : array_like, shape (n, p)
+        The original records and their release, row for row.
+    standardize : bool, default True
+        Measure on attributes standardised with the original's mean and population
+        standard deviation, as :func:`interval_disclosure` does.
+
+    Returns
+    -------
+    float
+        The score in percent.
 
     Examples
     --------

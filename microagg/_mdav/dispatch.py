@@ -244,7 +244,7 @@ def mdav(X: Any, k: int, *, engine: str = "auto") -> np.ndarray:
 
     With standardised attributes this reproduces the MDAV SSE published in the
     IV-MDAV paper's Table 1 for Census, EIA and Tarragona at k = 3, 4, 5, 10
-    (:ref:`chap-mdav`.
+    (:ref:`chap-mdav`).
 
     Examples
     --------

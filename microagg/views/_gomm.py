@@ -118,10 +118,14 @@ def gomm_view(results: Any, k: int, *, names: Any = None,
         Which run to show (a key of ``results``).
     names : list of str, optional
         Attribute names (default a1, a2, ...).
+    figsize : tuple of float, default (11.0, 4.2)
+        The figure's size in inches.
 
-    Left: each attribute coloured by its group. Middle: IL, ID, DLD, DR and the
-    score. Right: score and number of groups against ``k``, this ``k`` marked.
-    :ref:`chap-gomm`.
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Left: each attribute coloured by its group. Middle: IL, ID, DLD, DR and the
+        score. Right: score and number of groups against ``k``, this ``k`` marked.
 
     Examples
     --------

@@ -36,6 +36,9 @@ def engine_labels(engine: Any, name: str, X: Any, k: int, *, gamma: float | None
         gamma = default(ma.vmdav, "gamma") if gamma is None else gamma
         labels = engine.vmdav(arr, k, float(gamma), sqdist(arr, arr.mean(axis=0)))
         return assign_leftovers(arr, labels, "centroid")
+    if name != "ivmdav":
+        raise ValueError(f"engine_labels knows mdav, mdav_single, vmdav and ivmdav, not "
+                         f"{name!r}: add the preparation its public function makes")
     gamma = default(ma.ivmdav, "gamma") if gamma is None else gamma
     m = min(candidates or 2 * k, arr.shape[0])
     return engine.ivmdav(arr, k, float(gamma), m, self_neighbour, arr.sum(axis=0))

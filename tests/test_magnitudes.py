@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import microagg as ma
+from microagg._mdav.dispatch import ENGINES
 from microagg._methods import MDAV_FAMILY, METHODS
 
 #: Seconds one call may take (generous: a shared 2-core machine, first-call compilation).
@@ -39,7 +40,7 @@ def _no_hang():
     faulthandler.cancel_dump_traceback_later()
 
 
-@pytest.fixture(params=["loops", "numpy", "indexed"])
+@pytest.fixture(params=list(ENGINES))  # every engine the package has
 def engine(request):
     """Each engine of the MDAV family (``numpy`` is what runs without numba)."""
     return request.param

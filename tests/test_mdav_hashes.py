@@ -31,11 +31,12 @@ import pytest
 import switches
 
 from microagg import datasets
+from microagg._mdav.dispatch import ENGINES as _ENGINES
 from microagg._methods import MDAV_FAMILY, get_method
 
 HASHES = Path(__file__).with_name("mdav_hashes.json")
 METHODS = {name: get_method(name).function for name in MDAV_FAMILY}
-ENGINES = ("loops", "numpy", "indexed")
+ENGINES = tuple(_ENGINES)  # every engine the package has: a new one is checked too
 #: data set name -> (description, values of k)
 CORPUS = {
     "census": ("Census, standardised (population std)", (3, 10)),

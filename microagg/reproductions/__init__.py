@@ -28,7 +28,7 @@ from ._entries import ENTRIES, gomm_reproduction, run
 from ._genetic import reproduce_table2, table2_data
 from ._gomm import GommReproduction, gomm_data, reproduce_gomm
 from ._gomm_readings import ADOPTED_READING, gomm_readings, reading_cells
-from ._mdav_family import mdav_readings, paper_params
+from ._mdav_family import mdav_readings, paper_methods, paper_params
 from ._registry import quick_mode
 from ._status import MIN_DRAWS, MIN_RUNS, RECREATED, STATUSES, Status, cell_status, run_values
 
@@ -51,6 +51,7 @@ __all__ = [
     "run_values",
     "quick_mode",
     "ivmdav_table1",
+    "paper_methods",
     "paper_params",
     "mdav_readings",
     "table2_data",

@@ -191,6 +191,8 @@ def _static(view: Callable[..., Any], grid: dict[str, list[Any]], start: dict[st
     said = nest(texts, 0, ())
     said.add_class("ma-live")
     for control, level in zip(controls, stacks, strict=True):
+        if isinstance(control, w.HTML):  # a single value: nothing to switch
+            continue
         for stack in level:
             w.jsdlink((control, "index"), (stack, "selected_index"))
     held = "; ".join(f"{labels[n]} ∈ {{{', '.join(_format(v) for v in grid[n])}}}"
@@ -210,6 +212,8 @@ def _selector(label: str, values: list[Any], index: int) -> w.Widget:
     """A control over the grid values. Its name is an ``HTML`` widget beside it, not its
     ``description``: the static widget manager typesets descriptions with MathJax 2's API,
     which the book's MathJax 3 does not have."""
+    if len(values) == 1:  # nothing to choose: the value as text, not a one-stop slider
+        return w.HTML(html.escape(_format(values[0])), _dom_classes=["ma-fixed"])
     options = [(_format(v), v) for v in values]
     if all(isinstance(v, Real) and not isinstance(v, bool) for v in values):
         return w.SelectionSlider(options=options, index=index, continuous_update=True)

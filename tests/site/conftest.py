@@ -170,7 +170,7 @@ VIEW = re.compile(r'<script type="application/vnd.jupyter.widget-view\+json">(.*
 @dataclass
 class Control:
     label: str          #: the visible label beside it
-    kind: str           #: "slider" or "dropdown"
+    kind: str           #: "slider", "dropdown" or "fixed" (a single value, shown as text)
     options: list[str]  #: the option labels, in order
     start: int          #: the index shown when the page opens
 
@@ -231,9 +231,13 @@ def read_explorers(page_html: str) -> list[StoredExplorer]:
         controls = []
         for row in model(children[0])["state"]["children"]:
             label, ctrl = (model(c) for c in model(row)["state"]["children"])
+            name = re.sub(r"<[^>]+>", "", label["state"]["value"])
+            if ctrl["model_name"] == "HTMLModel":  # a single value, shown as text
+                controls.append(Control(name, "fixed", [html.unescape(ctrl["state"]["value"])],
+                                        0))
+                continue
             kind = "slider" if ctrl["model_name"] == "SelectionSliderModel" else "dropdown"
-            controls.append(Control(re.sub(r"<[^>]+>", "", label["state"]["value"]), kind,
-                                    list(ctrl["state"]["_options_labels"]),
+            controls.append(Control(name, kind, list(ctrl["state"]["_options_labels"]),
                                     ctrl["state"]["index"]))
         out.append(StoredExplorer(controls, state, frames, texts))
     return out

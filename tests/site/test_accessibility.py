@@ -11,8 +11,13 @@
 * **Explorers**, with the keyboard alone (``test_explorers_work_with_the_keyboard``): Tab
   reaches each control in turn, each control is named by its visible label, an arrow key
   moves it, and the frame shown, its alternative text and the live region's text are those
-  the build stored for the new values; the text names every control's value. (A slider's
-  editable readout, also reachable with Tab, is passed over.)
+  the build stored for the new values; the text names every control's value. A slider says
+  its value (``aria-valuetext``, as its readout shows it), and its readout is no Tab stop.
+* **Focus and contrast beyond axe** (``test_focus_is_visible_on_every_kind_of_control``,
+  ``test_explorer_text_keeps_its_contrast_in_dark_mode``, ...): axe reports neither a focus
+  that does not show nor text the colour of its background (an "incomplete" result), so
+  these are checked directly: the screen changes where each kind of control takes the focus
+  from the keyboard, and the explorers' texts reach 4.5:1 on their box in both modes.
 """
 
 from __future__ import annotations
@@ -147,8 +152,11 @@ FOCUSED = """(box) => {
   const rows = [...box.querySelectorAll('.ma-control')];
   const row = rows.findIndex(r => r.contains(a));
   const by = a.getAttribute('aria-labelledby');
+  const readout = row >= 0 ? rows[row].querySelector('.widget-readout') : null;
   return {row, tag: a.tagName, cls: a.className,
-          name: by ? document.getElementById(by)?.innerText.trim() : null};
+          name: by ? document.getElementById(by)?.innerText.trim() : null,
+          valuetext: a.getAttribute('aria-valuetext'),
+          readout: readout ? readout.innerText.trim() : null};
 }"""
 
 SHOWN = """(box) => {
@@ -193,17 +201,15 @@ def test_explorers_work_with_the_keyboard(server, browser, stored_explorers,
             _check_shown(box, stored, indices, where)
             assert box.evaluate(FOCUS_BEFORE), f"{where}: nothing focusable before it"
             for j, control in enumerate(stored.controls):
-                page.keyboard.press("Tab")
+                if control.kind == "fixed":  # a single value, as text: not a Tab stop
+                    continue
+                page.keyboard.press("Tab")  # (straight on: a slider's readout is no stop)
                 focused = box.evaluate(FOCUSED)
-                if j > 0 and focused["row"] == j - 1 and "widget-readout" in focused["cls"]:
-                    page.keyboard.press("Tab")  # past the slider's editable readout
-                    focused = box.evaluate(FOCUSED)
                 assert focused["row"] == j, f"{where}: Tab did not reach control {j}: {focused}"
                 assert focused["name"] == control.label, (
                     f"{where}: control {j} is named {focused['name']!r}, its label says "
                     f"{control.label!r}")
-                if len(control.options) < 2:
-                    continue
+                _check_value(focused, control, indices[j], where)
                 forward = indices[j] + 1 < len(control.options)
                 key = {("slider", True): "ArrowRight", ("slider", False): "ArrowLeft",
                        ("dropdown", True): "ArrowDown", ("dropdown", False): "ArrowUp"}[
@@ -212,12 +218,22 @@ def test_explorers_work_with_the_keyboard(server, browser, stored_explorers,
                 page.wait_for_timeout(200)
                 indices[j] += 1 if forward else -1
                 _check_shown(box, stored, indices, f"{where} after {key} on {control.label!r}")
+                _check_value(box.evaluate(FOCUSED), control, indices[j], f"{where} after {key}")
                 checked += 1
         page.context.close()
     with capsys.disabled():
         print(f"\nkeyboard: {checked} controls reached with Tab and moved with an arrow key; "
               "frame, alt text and live text checked each time")
     assert checked >= 15
+
+
+def _check_value(focused, control, index, where):
+    """A slider says its value (the manager's aria-valuenow is the value's index)."""
+    if control.kind == "slider":
+        want = control.options[index]
+        assert focused["valuetext"] == focused["readout"] == want, (
+            f"{where}: {control.label!r} says {focused['valuetext']!r} (readout "
+            f"{focused['readout']!r}), not {want!r}")
 
 
 def _check_shown(box, stored, indices, where):
@@ -234,3 +250,116 @@ def _check_shown(box, stored, indices, where):
         assert any(x.lower() in shown["alt"].lower() for x in said), (
             f"{where}: {shown['alt']!r} does not say {said}")
 
+
+
+#: Each kind of control that takes the focus, on a chapter that has them all.
+FOCUS_KINDS = {
+    "solution toggle": "div.solution button.toggle-button",
+    "header dropdown": ".bd-header-article button.dropdown-toggle",
+    "sidebar toggle": "button.sidebar-toggle.primary-toggle",
+    "colour-mode button": "button.theme-switch-button",
+    "explorer slider": ".widget-subarea .noUi-handle",
+    "explorer dropdown": ".widget-subarea select",
+    "table that scrolls": "table.ma-scroll-tab",
+}
+
+
+def _focus_shows(page, selector):
+    """Whether the screen around the first ``selector`` changes when it takes the focus from
+    the keyboard (Tab onto it, so that :focus-visible holds), against when it has none."""
+    el = page.locator(f"{selector} >> visible=true").first
+    el.scroll_into_view_if_needed()
+    el.evaluate("e => e.focus()")
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")
+    page.wait_for_timeout(300)
+    held = el.evaluate("e => e === document.activeElement")
+    box = el.bounding_box()
+    clip = {"x": max(box["x"] - 6, 0), "y": max(box["y"] - 6, 0),
+            "width": box["width"] + 12, "height": box["height"] + 12}
+    focused = page.screenshot(clip=clip)
+    el.evaluate("e => e.blur()")
+    page.wait_for_timeout(300)
+    return held and focused != page.screenshot(clip=clip)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_focus_is_visible_on_every_kind_of_control(server, browser, mode):
+    """WCAG 2.4.7: the theme's toggles and header buttons, the explorers' controls and the
+    boxes that scroll sideways each show the focus (sphinx-togglebutton and Bootstrap remove
+    it; the output box clipped the outline of a table that scrolls)."""
+    page = _open(browser, f"{server}/chapters/mdav.html", mode=mode)
+    hidden = [kind for kind, selector in FOCUS_KINDS.items()
+              if not _focus_shows(page, selector)]
+    page.context.close()
+    assert not hidden, f"{mode}: no visible focus on: {hidden}"
+
+
+CONTRAST = """() => {
+  const rgb = c => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const lum = c => { const v = rgb(c).map(x => { x /= 255;
+      return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
+  const out = [];
+  document.querySelectorAll('.widget-subarea').forEach(box => {
+    const bg = getComputedStyle(box).backgroundColor;
+    const back = bg.startsWith('rgba(0, 0, 0, 0)') ? getComputedStyle(document.body)
+      .backgroundColor : bg;
+    box.querySelectorAll('.ma-label b, .widget-readout, .ma-live p, small, .ma-fixed, select')
+      .forEach(el => { if (!el.offsetParent) return;
+        const a = lum(getComputedStyle(el).color), b = lum(back);
+        out.push([el.className || el.tagName, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)]);
+      });
+  });
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_explorer_text_keeps_its_contrast_in_dark_mode(server, browser, mode):
+    """WCAG 1.4.3 where axe cannot tell (it files text the colour of its background under
+    "incomplete"): in dark mode the theme paints an explorer's box light, and the labels,
+    readouts, texts and captions had been made light too (1:1)."""
+    page = _open(browser, f"{server}/chapters/mdav.html", mode=mode)
+    found = page.evaluate(CONTRAST)
+    page.context.close()
+    assert len(found) >= 5, found
+    low = [f"{what}: {ratio:.2f}" for what, ratio in found if ratio < 4.5]
+    assert not low, f"{mode}: explorer text below 4.5:1: {low}"
+
+
+def test_equations_toggles_and_the_mode_button_serve_a_keyboard(server, browser):
+    """Equations are no Tab stops (a hundred on a chapter; screen readers read their MathML);
+    each solution's toggle is named by its visible hint and its title; the colour-mode
+    button keeps the focus when pressed, so pressing again cycles on, and names the mode."""
+    page = _open(browser, f"{server}/chapters/mdav.html")
+    assert page.evaluate("() => document.querySelectorAll('mjx-container').length") > 20
+    assert page.evaluate(
+        "() => document.querySelectorAll('mjx-container[tabindex=\"0\"]').length") == 0
+    names = page.evaluate("""() => [...document.querySelectorAll(
+        'div.solution button.toggle-button')].map(b => [b.getAttribute('aria-label'),
+        b.getAttribute('data-toggle-hint'), b.getAttribute('aria-expanded')])""")
+    assert names and all(re.fullmatch(rf"{re.escape(hint)}: Solution to Exercise \d+\.\d+.*",
+                                      label) for label, hint, _ in names), names
+    toggle = page.locator("div.solution button.toggle-button").first
+    toggle.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(300)
+    label, hint, expanded = page.evaluate("""() => { const b = document.querySelector(
+        'div.solution button.toggle-button'); return [b.getAttribute('aria-label'),
+        b.getAttribute('data-toggle-hint'), b.getAttribute('aria-expanded')]; }""")
+    assert expanded == "true" and label.startswith(f"{hint}: "), (label, hint, expanded)
+    button = page.locator("button.theme-switch-button").first
+    button.focus()
+    seen = []
+    for _ in range(3):
+        page.keyboard.press("Enter")
+        page.wait_for_timeout(300)
+        mode = page.evaluate("() => document.documentElement.dataset.mode")
+        assert page.evaluate("() => document.activeElement.classList.contains("
+                             "'theme-switch-button')"), "the mode button lost the focus"
+        assert mode in button.get_attribute("aria-label"), (mode, button.get_attribute(
+            "aria-label"))
+        seen.append(mode)
+    page.context.close()
+    assert len(set(seen)) == 3, seen

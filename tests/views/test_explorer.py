@@ -153,3 +153,15 @@ def test_every_explorer_is_built_by_the_helper_live(make, monkeypatch):
     monkeypatch.delenv(_explorer.STATIC_ENV, raising=False)
     box = make()
     assert isinstance(box, w.interactive) and len(box.children) >= 2
+
+
+def test_a_single_value_is_text_not_a_one_stop_slider():
+    """A slider over one value was a Tab stop that read "0" (its index) and could not move."""
+    box = views.explorer(_view, {"k": [2, 3], "name": ["a"]}, static=True)
+    rows = box.children[0].children
+    fixed = rows[1].children[1]
+    assert type(fixed).__name__ == "HTML" and fixed.value == "a"
+    assert "ma-fixed" in fixed._dom_classes
+    links = [m for m in _instances.values() if type(m).__name__ == "DirectionalLink"]
+    assert fixed.model_id not in {link.source[0].model_id for link in links}
+    assert rows[0].children[1].index == 0  # the other control still switches the frames

@@ -4,7 +4,15 @@
 //  * each control (a slider's handle, a dropdown's <select>) is named by the visible label
 //    beside it (aria-labelledby): the manager renders the two unconnected;
 //  * the box holding the shown frame's text becomes a polite live region, so a screen reader
-//    reads the new numbers when a control changes the frame.
+//    reads the new numbers when a control changes the frame;
+//  * a slider says its value, not its position: the manager sets aria-valuenow to the index
+//    of the value (k = 3 read as "1"), so aria-valuetext repeats the readout beside it; the
+//    readout itself is made read-only and left out of the Tab order and the accessibility
+//    tree (the manager makes it an unnamed editable box that ignores what is typed).
+// Theme controls:
+//  * a solution's toggle button is named by its visible hint and its title ("Click to show:
+//    Solution to Exercise 2.1 (...)"), not "Toggle hidden content" (WCAG 2.5.3);
+//  * the colour-mode button keeps the focus when pressed and says which mode is on.
 // And for every page: a box that scrolls sideways (a wide table, code block or equation at a
 // phone's width) and holds nothing focusable can be reached with Tab, so keyboard users can
 // scroll it (the theme does this for some boxes, not for all).
@@ -24,7 +32,40 @@
       box.setAttribute("aria-live", "polite");
       box.setAttribute("aria-atomic", "true");
     });
+    document.querySelectorAll(".ma-control").forEach(function (row) {
+      var handle = row.querySelector(".noUi-handle");
+      var readout = row.querySelector(".widget-readout");
+      if (!handle || !readout) return;
+      set(handle, "aria-valuetext", readout.textContent.trim());
+      set(readout, "contenteditable", "false");
+      set(readout, "tabindex", "-1");
+      set(readout, "aria-hidden", "true");
+    });
+    document.querySelectorAll(".admonition-title > button.toggle-button").forEach(function (b) {
+      var title = Array.prototype.filter.call(b.parentNode.childNodes, function (node) {
+        return node !== b;
+      }).map(function (node) { return node.textContent; }).join("").replace(/\s+/g, " ").trim();
+      var hint = (b.getAttribute("data-toggle-hint") || "").trim();
+      set(b, "aria-label", hint ? hint + ": " + title : title);
+    });
+    var mode = document.documentElement.getAttribute("data-mode");
+    document.querySelectorAll(".theme-switch-button").forEach(function (b) {
+      if (mode) set(b, "aria-label", "Color mode: " + (mode === "auto" ? "auto (as the system)" : mode));
+    });
   }
+  // (an attribute set only when it differs: the observer below sees every change)
+  function set(el, name, value) {
+    if (el.getAttribute(name) !== value) el.setAttribute(name, value);
+  }
+  // The theme's colour-mode button drops the focus to <body> when pressed from the keyboard:
+  // give it back, so that pressing again cycles on.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest(".theme-switch-button");
+    if (!button) return;
+    setTimeout(function () {
+      if (document.activeElement === document.body || !document.activeElement) button.focus();
+    }, 0);
+  });
   var FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
   function scrollers() {
     document.querySelectorAll("article *").forEach(function (el) {
@@ -48,7 +89,10 @@
   // (classes such as ma-control may be added after a widget is attached: watch them too)
   new MutationObserver(function () { mark(); later(); })
     .observe(document.documentElement, {childList: true, subtree: true, attributes: true,
-                                        attributeFilter: ["class"]});
+                                        characterData: true,
+                                        attributeFilter: ["class", "contenteditable",
+                                                          "data-toggle-hint", "data-mode",
+                                                          "aria-valuetext"]});
   window.addEventListener("resize", later);
   window.addEventListener("load", function () {
     // fonts and MathJax change widths after load without touching the DOM's structure

@@ -931,10 +931,12 @@ def _not_numbers(column: Any, texts: int, decorated: int, examples: Sequence[Any
         problems.append(f"{texts} of them text that is not a number (declare missing-value "
                         "text with --na on the command line, or fix them)")
     if decorated:
-        problems.append(f"{decorated} of them numbers written with separators, currency or "
-                        "percent signs, which microagg does not guess at (is '1,234' a "
-                        "thousand or one point two?): write them as plain numbers first "
-                        "(e.g. 52000.5, or 52000,5 in a file read with --decimal ,)"
+        problems.append(f"{decorated} of them text with digits that is not a plain number: "
+                        "a code (such as 'A12': then the column is no number to protect) or "
+                        "a number written with separators, a unit, a currency or percent "
+                        "sign, which microagg does not guess at (is '1,234' a thousand or "
+                        "one point two?): write such numbers as plain numbers first (e.g. "
+                        "52000.5, or 52000,5 in a file read with --decimal ,)"
                         f"{_comma_hint(examples)}")
     return (f"column {column!r} is to be protected but is non-numeric: it holds values that "
             "are not plain numbers"

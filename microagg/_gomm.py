@@ -41,7 +41,7 @@ import pandas as pd
 from ._core import standardize
 from ._defaults import GOMM
 from ._gomm_eval import Evaluator, Grouping, canonical, check_groups
-from ._gomm_ops import MUTATIONS, efficiency, gomm_crossover, gomm_mutate, random_chromosome
+from ._gomm_ops import MUTATIONS, crossover, efficiency, mutate, random_chromosome
 from ._progress import progress as _progress_bar
 from ._validate import as_matrix, check_k
 from ._validate import check_count as _check_count
@@ -384,14 +384,14 @@ def _breed(pop: _Population, schedule: _Schedule, fit: Callable[[Grouping], floa
             a, b = (int(v) for v in rng.integers(0, len(pop.members), size=2))
             pa, pb = pop.parent(a, lineage), pop.parent(b, lineage)
             reference = 0.5 * (pop.fitness[a] + pop.fitness[b])
-            for c in gomm_crossover(pa, pb, rng):
+            for c in crossover(pa, pb, rng):
                 children.add(c, fit(c), "CX", reference)
     for op in MUTATIONS:
         if not schedule.active[op]:
             continue
         for _ in range(settings["mutations_per_operator"]):
             a = int(rng.integers(0, len(pop.members)))
-            c = gomm_mutate(op, pop.parent(a, lineage), p, rng)
+            c = mutate(op, pop.parent(a, lineage), p, rng)
             children.add(c, fit(c), op, pop.fitness[a])
     return children
 

@@ -7,12 +7,11 @@ follows from it. Two chromosomes with the same groups in another order are clone
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 import numpy as np
 
-from ._gomm_eval import Grouping
+from ._gomm_eval import Grouping, check_groups
 
 __all__ = ["OPERATORS", "MUTATIONS", "gomm_crossover", "gomm_mutate"]
 
@@ -48,14 +47,14 @@ def _crossover_one(donor: Grouping, site: tuple[int, int], host: Grouping, inser
 
 
 def _check(rng: Any, p: int, *chromosomes: Grouping) -> None:
-    """Each chromosome a partition of the attributes ``0..p-1``, and ``rng`` a Generator."""
+    """Each chromosome a grouping of the attributes ``0..p-1`` (:func:`check_groups`), and
+    ``rng`` a Generator: what the public operators check before :func:`crossover` or
+    :func:`mutate`, which GOMM's loop calls on its own chromosomes."""
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator (numpy.random.default_rng(seed)), "
                         f"got {rng!r}")
     for c in chromosomes:
-        if sorted(itertools.chain.from_iterable(c)) != list(range(p)):
-            raise ValueError(f"{c!r} is not a grouping of the attributes 0..{p - 1}: each "
-                             "must be in exactly one group")
+        check_groups(c, p)
 
 
 def _site(c: Grouping, rng: np.random.Generator) -> tuple[int, int]:
@@ -102,6 +101,12 @@ def gomm_crossover(p1: Grouping, p2: Grouping,
     (((0,), (2, 3), (1,)), ((0,), (1, 2, 3)))
     """
     _check(rng, sum(map(len, p1)), p1, p2)
+    return crossover(p1, p2, rng)
+
+
+def crossover(p1: Grouping, p2: Grouping, rng: np.random.Generator
+              ) -> tuple[Grouping, Grouping]:
+    """:func:`gomm_crossover` on chromosomes known to be groupings (GOMM's own)."""
     s1, s2 = _site(p1, rng), _site(p2, rng)
     return _crossover_one(p1, s1, p2, s2[0]), _crossover_one(p2, s2, p1, s1[0])
 
@@ -154,6 +159,11 @@ def gomm_mutate(op: str, c: Grouping, p: int, rng: np.random.Generator) -> Group
     ((0, 2), (1, 3))
     """
     _check(rng, p, c)
+    return mutate(op, c, p, rng)
+
+
+def mutate(op: str, c: Grouping, p: int, rng: np.random.Generator) -> Grouping:
+    """:func:`gomm_mutate` on a chromosome known to be a grouping (GOMM's own)."""
     groups = [list(g) for g in c]
     G = len(groups)
     if op == "GC":

@@ -103,6 +103,15 @@ def method_function(method: str | Callable[..., Any]) -> tuple[str, Callable[...
     return method, get_method(method).function
 
 
+def check_options(method: str, options: Any) -> None:
+    """Raise if any of ``options`` (names) is not an option of registered ``method``."""
+    spec = get_method(method)
+    unknown = sorted(set(options) - set(spec.options))
+    if unknown:
+        raise ValueError(f"option(s) {unknown} do not apply to method {method!r}; "
+                         f"it accepts {list(spec.options) or 'no options'}")
+
+
 def list_methods() -> Any:
     """The registered methods as a table: name, family, options and a one-line summary.
 

@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ._core import aggregate, group_sizes, loss_summary, zscores
-from ._methods import get_method
+from ._methods import check_options, get_method
 from ._release import (
     IndexProfile,
     Roles,
@@ -306,10 +306,7 @@ def check_call(df: Any, method: Any, columns: Any, params: dict[str, Any], strat
         raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}; "
                         "for arrays call a heuristic (e.g. microagg.mdav) and microagg.aggregate")
     spec = get_method(method)
-    unknown = sorted(set(params) - set(spec.options))
-    if unknown:
-        raise ValueError(f"option(s) {unknown} do not apply to method {method!r}; "
-                         f"it accepts {list(spec.options) or 'no options'}")
+    check_options(method, params)
     from ._release import check_names
 
     check_names(list(df.columns))

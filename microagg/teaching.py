@@ -25,6 +25,7 @@ from . import datasets
 from ._core import information_loss, sse
 from ._ga_kernels import ga_core, repair
 from ._genetic import ga_partition
+from ._gomm_ops import mutate
 from ._grading import own_work
 from ._methods import get_method
 from ._optimal import optimal_partition
@@ -37,14 +38,17 @@ __all__ = ["vmdav_first_group", "gamma_sweep", "timings", "engine_timings", "ga_
            "split_close_pairs", "kernel_source", "own_work"]
 
 #: The compiled kernels a chapter may show, by name.
-_KERNELS = {"ga_core": ga_core, "repair": repair, "shortest_path": shortest_path}
+_KERNELS = {"ga_core": ga_core, "repair": repair, "shortest_path": shortest_path,
+            "gomm_mutate": mutate}
 
 
 def kernel_source(name: str) -> str:
-    """Source code of a compiled kernel that a chapter shows, by name.
+    """Source code of a compiled kernel, or of GOMM's mutations, that a chapter shows.
 
-    Names: ``"ga_core"``, ``"repair"``, ``"shortest_path"``. Numba's dispatchers wrap
-    the plain Python function; this returns the plain code.
+    Names: ``"ga_core"``, ``"repair"``, ``"shortest_path"``, and ``"gomm_mutate"`` (the
+    five mutations as GOMM's loop runs them; :func:`microagg.gomm_mutate` checks its
+    arguments first). Numba's dispatchers wrap the plain Python function; this returns
+    the plain code.
 
     Book: :ref:`chap-genetic`.
 

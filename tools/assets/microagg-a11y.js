@@ -23,23 +23,20 @@
     document.querySelectorAll(".ma-control").forEach(function (row) {
       var label = row.querySelector(".ma-label");
       var control = row.querySelector(".noUi-handle, select");
-      if (!label || !control || control.hasAttribute("aria-labelledby")) return;
+      if (!label || !control) return;
       if (!label.id) label.id = "ma-label-" + (++count);
-      control.setAttribute("aria-labelledby", label.id);
+      set(control, "aria-labelledby", label.id);
+      var readout = row.querySelector(".widget-readout");
+      if (!readout) return;  // (a dropdown says its value itself)
+      set(control, "aria-valuetext", readout.textContent.trim());
+      set(readout, "contenteditable", "false");
+      set(readout, "tabindex", "-1");
+      set(readout, "aria-hidden", "true");
     });
     document.querySelectorAll(".ma-live:not([aria-live])").forEach(function (box) {
       box.setAttribute("role", "status");
       box.setAttribute("aria-live", "polite");
       box.setAttribute("aria-atomic", "true");
-    });
-    document.querySelectorAll(".ma-control").forEach(function (row) {
-      var handle = row.querySelector(".noUi-handle");
-      var readout = row.querySelector(".widget-readout");
-      if (!handle || !readout) return;
-      set(handle, "aria-valuetext", readout.textContent.trim());
-      set(readout, "contenteditable", "false");
-      set(readout, "tabindex", "-1");
-      set(readout, "aria-hidden", "true");
     });
     document.querySelectorAll(".admonition-title > button.toggle-button").forEach(function (b) {
       var title = Array.prototype.filter.call(b.parentNode.childNodes, function (node) {
@@ -50,7 +47,8 @@
     });
     var mode = document.documentElement.getAttribute("data-mode");
     document.querySelectorAll(".theme-switch-button").forEach(function (b) {
-      if (mode) set(b, "aria-label", "Color mode: " + (mode === "auto" ? "auto (as the system)" : mode));
+      if (mode) set(b, "aria-label", "Color mode: " + (mode === "auto" ? "auto (as the system)"
+                                                                     : mode));
     });
   }
   // (an attribute set only when it differs: the observer below sees every change)

@@ -44,6 +44,7 @@ from ._cli_io import (
     columns_arg,
     csv_dialect,
     damaged_input,
+    disk_full,
     input_file,
     list_arg,
     method_params,
@@ -424,6 +425,17 @@ def _one_line_warning(message: Warning | str, category: type[Warning], *_: Any,
     print(f"microagg: warning: {' '.join(str(message).split())}", file=sys.stderr)
 
 
+def _written(args: argparse.Namespace) -> tuple[Any, str]:
+    """What the command writes and the option naming it (for :func:`disk_full`)."""
+    if args.command == "data":
+        from ._datafiles import data_dir
+
+        return (args.dest or data_dir()), "--dest"
+    if args.command == "reproduce":
+        return args.csv, "--csv"
+    return getattr(args, "output", None), "-o"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``microagg`` command."""
     args = _parser().parse_args(argv)
@@ -443,6 +455,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                                       ("input", "original", "released")])
         if damaged is not None:  # (before USER_ERRORS: bz2 and gzip raise OSErrors)
             print(f"microagg: error: {damaged}", file=sys.stderr)
+            return 2
+        full = disk_full(err, *_written(args))
+        if full is not None:
+            print(f"microagg: error: {full}", file=sys.stderr)
             return 2
         if isinstance(err, USER_ERRORS):
             print(f"microagg: error: {one_line(err)}", file=sys.stderr)

@@ -66,7 +66,7 @@ __all__ = ["METHOD_OPTIONS", "COMPRESSIONS", "add_method_options", "method_param
            "input_file", "output_target", "read_input", "InputTable", "write_table",
            "columns_arg", "list_arg", "add_csv_options", "csv_dialect",
            "run_folder", "guard", "atomic_target", "publish", "compression_of", "open_output",
-           "signals_held", "one_line", "DAMAGED", "damaged_input"]
+           "signals_held", "one_line", "DAMAGED", "damaged_input", "disk_full"]
 
 
 def _yes_no(text: str) -> bool:
@@ -269,6 +269,43 @@ def damaged_input(err: BaseException, files: Sequence[Any]) -> str | None:
     which = " or ".join(packed) or "the compressed input"
     return (f"{which}: the compressed data is truncated or corrupt ({one_line(err)}); copy "
             "or download the file again")
+
+
+def disk_full(err: BaseException, target: Any = None, option: str = "-o") -> str | None:
+    """The one-line error for a write that found the disk (or the user's quota) full,
+    naming the folder the run was writing in, or ``None`` if ``err`` is another error.
+
+    ``target`` is what the command writes, given by ``option``: an output file (the run's
+    temporary files live beside it, :func:`run_folder`) or a folder; ``None`` or ``-``,
+    standard output, whose run writes in the system's temporary folder. The operating
+    system names no file when a write runs out of space: without this the user reads only
+    "[Errno 28] No space left on device".
+
+    Examples
+    --------
+    >>> full = OSError(errno.ENOSPC, "No space left on device")
+    >>> print(disk_full(full, "/srv/out.csv")[:71])
+    no space left on the disk of /srv, where this run was writing (No space
+    >>> disk_full(full, "/srv/out.csv").endswith("or give -o a file on another disk")
+    True
+    >>> disk_full(OSError(errno.EACCES, "Permission denied"), "/srv/out.csv") is None
+    True
+    """
+    if not (isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT)):
+        return None
+    if target is None or str(target) == "-":
+        where = f"the temporary folder {tempfile.gettempdir()}"
+        fix = f"point TMPDIR at another disk, or give {option} a file on another disk"
+    else:
+        path = Path(str(target))
+        folder = path.is_dir() or option == "--dest"
+        where = f"the disk of {path if folder else path.parent}"
+        fix = f"give {option} a {'folder' if folder else 'file'} on another disk"
+    done = ("the files verified before it stay, the one being copied is removed"
+            if option == "--dest" else
+            "nothing was published and the run's temporary files are removed")
+    return (f"no space left on {where}, where this run was writing "
+            f"({os.strerror(err.errno)}); {done}: free space there, or {fix}")
 
 
 def add_csv_options(parser: argparse.ArgumentParser) -> None:

@@ -71,9 +71,17 @@ def test_output_is_written_atomically(src, tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr(pd.DataFrame, "to_csv", broken)
     rc, _, err = run(["protect", src, "-k", "3", "-o", out, "--force"], capsys)
-    assert "No space left" in one_line_error(rc, err)
+    message = one_line_error(rc, err)
+    # the operating system names no file: the message names the folder and the way out
+    assert f"no space left on the disk of {tmp_path}" in message
+    assert "No space left on device" in message and "give -o a file on another disk" in message
     assert out.read_text() == "previous result\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.csv", "out.csv"]
+    # to standard output, the run writes in the temporary folder: TMPDIR is the way out
+    rc, out_text, err = run(["protect", src, "-k", "3"], capsys)
+    message = one_line_error(rc, err)
+    assert "no space left on the temporary folder" in message and "TMPDIR" in message
+    assert out_text == ""
 
 
 # -- 3. the column report ----------------------------------------------------------------------

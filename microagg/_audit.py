@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ._csv import DEFAULT_DIALECT, CsvDialect, dialect_for, read_text_csv
+from ._progress import counter
 from ._release import (
     FILE_ROWS,
     MISSING_TEXT,
@@ -118,8 +119,8 @@ def table_batches(table: Any, fmt: str | None = None, rows: int = 65_536,
 
 def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: Any = None,
           keep: Any = None, formats: tuple[str | None, str | None] = (None, None),
-          delimiter: str | None = None, decimal: str = CsvDialect.decimal
-          ) -> ReleaseAudit:
+          delimiter: str | None = None, decimal: str = CsvDialect.decimal,
+          progress: bool = False) -> ReleaseAudit:
     """Check a released table against its input: a second pair of eyes on any release.
 
     Book: :ref:`chap-mdav`.
@@ -168,6 +169,9 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
     decimal : str, default ``"."``
         The decimal mark of the numbers of a CSV file (``","`` under many European
         locales), for both files; ``--decimal ,`` on the command line.
+    progress : bool, default False
+        Count the rows read, pass by pass (the input twice, the release once), on a tqdm
+        bar shown once the audit has taken a second.
 
     Returns
     -------
@@ -193,10 +197,41 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
     dialect = dialect_for(delimiter, decimal, [
         f for f, fmt in ((original, fin), (released, fout))
         if isinstance(f, (str, Path)) and file_format(f, fmt) == "csv"])
-    names, profiles = profile_batches(table_batches(original, fin, dialect=dialect),
+    with counter("audit", enabled=progress) as bar:
+        return _audit(original, released, k, _Reader(dialect, bar), strata=strata,
+                      columns=columns, keep=keep, formats=formats)
+
+
+@dataclass
+class _Reader:
+    """Reads the audit's tables batch by batch, in ``dialect``, counting each pass's rows
+    on ``bar`` (out of ``rows``, the input's, once the first pass has counted them)."""
+
+    dialect: CsvDialect
+    bar: Any
+    rows: int | None = None
+    passes: int = 0
+
+    def batches(self, table: Any, fmt: str | None, what: str) -> Iterator[pd.DataFrame]:
+        """:func:`table_batches`, with the bar saying ``what`` is read."""
+        self.passes += 1
+        self.bar.set_description_str(f"audit, pass {self.passes}: {what}", refresh=False)
+        self.bar.reset(total=self.rows)
+        for batch in table_batches(table, fmt, dialect=self.dialect):
+            yield batch
+            self.bar.update(len(batch))
+
+
+def _audit(original: Any, released: Any, k: int, reader: _Reader, *, strata: Any,
+           columns: Any, keep: Any, formats: tuple[str | None, str | None]) -> ReleaseAudit:
+    """:func:`audit` once its arguments are checked."""
+    fin, fout = formats
+    dialect = reader.dialect
+    names, profiles = profile_batches(reader.batches(original, fin, "reading the input"),
                                       text_numbers=not isinstance(original, pd.DataFrame),
                                       decimal=_reading(original, fin, dialect))
     prof = dict(zip(names, profiles, strict=True))
+    reader.rows = prof[names[0]].rows if names else None
     strata_cols = [] if strata is None else column_labels(strata, names, "strata")
     out_index = (profile_index(released.index) if isinstance(released, pd.DataFrame)
                  else FILE_ROWS)
@@ -222,7 +257,7 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
                                                    for c in protected)):
         raise nothing_to_protect(names, prof, "audit")  # (a file read wrongly? a pass
         # would say nothing)
-    seen = _read_release(released, fout, dialect, names, strata_cols, protected)
+    seen = _read_release(reader, released, fout, names, strata_cols, protected)
     failures = seen.failures
     try:
         notes += decide_index(out_index, keep=kept_index)
@@ -232,8 +267,8 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
                               for cols in (protected, strata_cols))
     passed = [c for c in names if not prof[c].numeric_like and c not in kept
               and c not in strata_cols and c not in protected]  # (text, dates: as read)
-    in_hash = _fingerprints(original, fin, dialect, [c for c in names
-                                            if prof[c].numeric_like or c in kept + passed])
+    in_hash = _fingerprints(reader, original, fin, [c for c in names
+                                           if prof[c].numeric_like or c in kept + passed])
     rows = prof[names[0]].rows if names else 0
     if seen.rows != rows:
         failures.append(f"rows: the release has {seen.rows} rows, the input {rows}")
@@ -250,7 +285,7 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
            and c not in strata_cols for r in seen.hashes if _same(in_hash[c], seen.hashes[r])]
     failures += [f"raw column: released column {r!r} equals the input column {c!r}, which is "
                  "numeric(-like) and was not kept" for r, c in raw
-                 if not _k_anonymous_alone(released, fout, dialect, r, strata_cols, k)]
+                 if not _k_anonymous_alone(reader, released, fout, r, strata_cols, k)]
     return ReleaseAudit(passed=not failures, failures=failures, rows=rows, protected=protected,
                         strata=strata_cols, kept=kept, smallest=smallest, notes=notes)
 
@@ -263,13 +298,14 @@ def _reading(table: Any, fmt: str | None, dialect: CsvDialect) -> str:
     return "."
 
 
-def _fingerprints(table: Any, fmt: str | None, dialect: CsvDialect, columns: list[Any]
+def _fingerprints(reader: _Reader, table: Any, fmt: str | None, columns: list[Any]
                   ) -> dict[Any, Any]:
     out: dict[Any, Any] = {}
-    reading = _reading(table, fmt, dialect)
-    for batch in table_batches(table, fmt, dialect=dialect):
+    mark = reader.dialect.decimal
+    reading = _reading(table, fmt, reader.dialect)
+    for batch in reader.batches(table, fmt, "the input's values"):
         for c in columns:
-            out[c] = _add(out.get(c), _hashes(batch[c], reading, dialect.decimal))
+            out[c] = _add(out.get(c), _hashes(batch[c], reading, mark))
     return out
 
 
@@ -283,12 +319,13 @@ class _Seen:
     failures: list[str] = field(default_factory=list)
 
 
-def _read_release(released: Any, fmt: str | None, dialect: CsvDialect, names: list[Any],
+def _read_release(reader: _Reader, released: Any, fmt: str | None, names: list[Any],
                   strata: list[Any], protected: list[Any]) -> _Seen:
     seen = _Seen()
     key: list[Any] | None = None
-    reading = _reading(released, fmt, dialect)
-    for batch in table_batches(released, fmt, dialect=dialect):
+    mark = reader.dialect.decimal
+    reading = _reading(released, fmt, reader.dialect)
+    for batch in reader.batches(released, fmt, "reading the release"):
         if key is None:
             missing = [c for c in names if c not in batch.columns]
             if missing:
@@ -304,8 +341,7 @@ def _read_release(released: Any, fmt: str | None, dialect: CsvDialect, names: li
         if key and len(batch):
             seen.counts.add(batch[key])
         for c in batch.columns:
-            seen.hashes[c] = _add(seen.hashes.get(c), _hashes(batch[c], reading,
-                                                              dialect.decimal))
+            seen.hashes[c] = _add(seen.hashes.get(c), _hashes(batch[c], reading, mark))
     return seen
 
 
@@ -434,11 +470,11 @@ def _same(a: Fingerprints | None, b: Fingerprints | None, *, text_only: bool = F
     return not text_only and bool({*a[1]} & {*b[1]} - {None})
 
 
-def _k_anonymous_alone(released: Any, fmt: str | None, dialect: CsvDialect, column: Any,
+def _k_anonymous_alone(reader: _Reader, released: Any, fmt: str | None, column: Any,
                        strata: list[Any], k: int) -> bool:
     """True if every released value of ``column`` (within strata) is shared by k rows."""
     counts = Combinations()
-    for b in table_batches(released, fmt, dialect=dialect):
+    for b in reader.batches(released, fmt, f"the release's {column!r} alone"):
         if len(b):
             counts.add(b[strata + [column]])
     return not counts.rows or counts.smallest() >= k
@@ -446,17 +482,18 @@ def _k_anonymous_alone(released: Any, fmt: str | None, dialect: CsvDialect, colu
 
 def check_release(original: Any, released: Any, k: int, roles: Roles,
                   formats: tuple[str | None, str | None] = (None, None),
-                  dialect: CsvDialect = DEFAULT_DIALECT) -> ReleaseAudit:
+                  dialect: CsvDialect = DEFAULT_DIALECT, progress: bool = False
+                  ) -> ReleaseAudit:
     """:func:`audit` a release written by microagg (``released``: a file, an open file
-    that is flushed first, or a table; CSV files in ``dialect``); a failed check is an
-    error naming it."""
+    that is flushed first, or a table; CSV files in ``dialect``; ``progress``: count the
+    rows read); a failed check is an error naming it."""
     if hasattr(released, "flush"):
         released.flush()
         released = released.name
     kept = roles.keep + roles.passed  # passed through: text, or everything with keep_rest
     result = audit(original, released, k, strata=roles.strata or None,
                    columns=roles.protect, keep=kept or None, formats=formats,
-                   delimiter=dialect.delimiter, decimal=dialect.decimal)
+                   delimiter=dialect.delimiter, decimal=dialect.decimal, progress=progress)
     if not result.passed:
         raise ValueError("the release audit failed, nothing was written: "
                          + "; ".join(result.failures))

@@ -180,7 +180,8 @@ def _protect_in_memory(args: argparse.Namespace, source: Path | None, out: Path 
 
         def check(tmp: Any) -> None:
             step()
-            check_release(df, tmp, args.k, roles, (None, fmts[1]), dialect)
+            check_release(df, tmp, args.k, roles, (None, fmts[1]), dialect,
+                          progress=shows_progress(args.progress))
 
         write_table(protected, out, sys.stdout, fmts[1], force=args.force, check=check,
                     types=read.arrow_schema, changed=roles.protect, dialect=dialect,
@@ -201,7 +202,9 @@ def _audit(args: argparse.Namespace) -> int:
     dialect = csv_dialect(args, [f for f, fmt in zip(files, fmts, strict=True) if fmt == "csv"])
     result = audit(files[0], files[1], args.k, strata=list_arg(args.strata, "--strata"),
                    columns=columns_arg(args.columns), keep=list_arg(args.keep, "--keep"),
-                   formats=fmts, delimiter=dialect.delimiter, decimal=dialect.decimal)
+                   formats=fmts, delimiter=dialect.delimiter, decimal=dialect.decimal,
+                   progress=shows_progress(args.progress))
+
     def listed(cols: list) -> str:
         return ", ".join(map(str, cols)) or "none"
 
@@ -282,6 +285,9 @@ def _audit_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     a.add_argument("--keep", metavar="COL[,COL]", help="columns released unchanged on purpose")
     a.add_argument("--format", choices=["csv", "parquet"], default=None,
                    help="format of both files (default: from their names)")
+    a.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="count the rows read on stderr, pass by pass (default: on a "
+                   "terminal, for audits longer than a second)")
     add_csv_options(a)
     a.set_defaults(func=_audit)
 
@@ -428,9 +434,7 @@ def _one_line_warning(message: Warning | str, category: type[Warning], *_: Any,
 def _written(args: argparse.Namespace) -> tuple[Any, str]:
     """What the command writes and the option naming it (for :func:`disk_full`)."""
     if args.command == "data":
-        from ._datafiles import data_dir
-
-        return (args.dest or data_dir()), "--dest"
+        return args.dest, "--dest"
     if args.command == "reproduce":
         return args.csv, "--csv"
     return getattr(args, "output", None), "-o"

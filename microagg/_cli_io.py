@@ -276,8 +276,9 @@ def disk_full(err: BaseException, target: Any = None, option: str = "-o") -> str
     naming the folder the run was writing in, or ``None`` if ``err`` is another error.
 
     ``target`` is what the command writes, given by ``option``: an output file (the run's
-    temporary files live beside it, :func:`run_folder`) or a folder; ``None`` or ``-``,
-    standard output, whose run writes in the system's temporary folder. The operating
+    temporary files live beside it, :func:`run_folder`) or a folder (``--dest``; ``None``:
+    the default data folder); ``None`` or ``-``, standard output, whose run writes in the
+    system's temporary folder. The operating
     system names no file when a write runs out of space: without this the user reads only
     "[Errno 28] No space left on device".
 
@@ -293,7 +294,10 @@ def disk_full(err: BaseException, target: Any = None, option: str = "-o") -> str
     """
     if not (isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT)):
         return None
-    if target is None or str(target) == "-":
+    if target is None and option == "--dest":
+        where = "the data folder ($MICROAGG_DATA, else the checkout's data/raw or the cache)"
+        fix = "give --dest a folder on another disk"
+    elif target is None or str(target) == "-":
         where = f"the temporary folder {tempfile.gettempdir()}"
         fix = f"point TMPDIR at another disk, or give {option} a file on another disk"
     else:

@@ -208,7 +208,8 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
                                     progress=_bars(args.progress), workdir=folder)
         # the release audit, on what was written, before it is named (or copied to stdout)
         with stages(args.progress, ("auditing",)):
-            check_release(source, tmp, args.k, roles, fmts, choice.dialect)
+            check_release(source, tmp, args.k, roles, fmts, choice.dialect,
+                          progress=shows_progress(args.progress))
     _report(args, settings, roles, report)
     return 0
 

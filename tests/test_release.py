@@ -1069,6 +1069,56 @@ def test_audit_cli_on_any_tool_s_files(tmp_path, capsys):
     assert rc == 2 and len(lines) == 1 and "k-anonymity" in lines[0]
 
 
+class _Bar:
+    """Records what the audit tells its progress bar."""
+
+    def __init__(self, *_, **options):
+        self.options, self.passes = options, []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        return False
+
+    def set_description_str(self, text, refresh=True):
+        self.passes.append([text, None, 0])
+
+    def reset(self, total=None):
+        self.passes[-1][1] = total
+
+    def update(self, n):
+        self.passes[-1][2] += n
+
+
+@pytest.mark.parametrize("cli", [False, True])
+def test_the_audit_counts_the_rows_of_each_pass(tmp_path, capsys, monkeypatch, cli):
+    """Progress during the audit: each pass over a file is named and counts its rows, out of
+    the input's once the first pass has counted them (files read batch by batch)."""
+    import microagg._audit as audit_module
+
+    bars = []
+    monkeypatch.setattr(audit_module, "counter",
+                        lambda *a, **o: bars.append(_Bar(*a, **o)) or bars[-1])
+    defaults = audit_module.table_batches.__defaults__
+    monkeypatch.setattr(audit_module.table_batches, "__defaults__", (None, 7, defaults[-1]))
+    df = _numbers(30)
+    src, out = tmp_path / "in.csv", tmp_path / "out.parquet"
+    df.to_csv(src, index=False)
+    if cli:
+        rc, _, err = run(["protect", src, "-k", "3", "--strata", "s", "-o", out,
+                          "--progress"], capsys)
+        assert rc == 0, err
+    else:
+        ma.microaggregate(df, 3, strata="s").to_parquet(out, index=False)
+        assert ma.audit(src, out, 3, strata="s", progress=True).passed
+    (bar,) = bars
+    assert bar.options["enabled"] is True
+    assert bar.passes == [["audit, pass 1: reading the input", None, 30],
+                          ["audit, pass 2: reading the release", 30, 30],
+                          ["audit, pass 3: the input's values", 30, 30]]
+
+
 @pytest.mark.parametrize("output", ["out.parquet", "-"])
 @pytest.mark.parametrize("extra", [[], STRATA])
 def test_a_release_that_fails_the_audit_is_not_written(tmp_path, capsys, monkeypatch, extra,

@@ -76,8 +76,10 @@ class IVMDAVSettings:
 
 @dataclass(frozen=True)
 class GOMMSettings:
-    """GOMM's search settings: the paper's (Nin et al. 2008, Section 5), and D-GOMM's
-    window ``patience`` (the paper says "several" generations; the number is our choice)."""
+    """GOMM's search settings: the paper's (Nin et al. 2008, Section 4.2, stated for the
+    operator analysis; Section 5 does not restate them, and we take them for Tables 1-6
+    too), and D-GOMM's window ``patience`` (the paper says "several" generations; the number
+    is our choice)."""
 
     population: int = 200
     generations: int = 100

@@ -74,7 +74,10 @@ class MicroaggregationInfo:
         ``standardize=True``), so IL is comparable with the papers (SSE and SST
         are ``inf`` if they exceed the float64 range; IL is always finite). With
         strata, they measure the whole released table on the whole table's
-        z-scores, so they compare with an unstratified run.
+        z-scores, so they compare with an unstratified run. Where SST is 0 (every
+        record the same, possible only with ``standardize=False``) nothing can be
+        lost and IL is reported as 0, where :func:`microagg.information_loss`, asked
+        for the ratio itself, refuses 0/0.
     group_sizes : numpy.ndarray
         Size of each group.
     passed_through : list

@@ -197,6 +197,15 @@ def interval_disclosure(original: Any, protected: Any, *, width: float = 0.10,
     float
         ID in percent.
 
+    Notes
+    -----
+    The interval's width is relative to the value, so it depends on where zero is: on
+    z-scores, values near their column's mean get almost no interval. A constant column
+    (centred, not scaled) is 0 before and after release, so every one of its values
+    counts as disclosed: with one constant column beside one varying column, ID is at
+    least 50. ID on this scale is not comparable with interval disclosure measured on
+    ranks or in standard deviations.
+
     Examples
     --------
     >>> interval_disclosure([[100.0], [200.0]], [[105.0], [150.0]], standardize=False)

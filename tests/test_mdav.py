@@ -11,6 +11,7 @@ from hypothesis.extra.numpy import arrays
 
 import microagg as ma
 from microagg import datasets
+from microagg._mdav.dispatch import ENGINES
 from microagg._methods import MDAV_FAMILY, METHODS
 
 FAST = {name: METHODS[name].function for name in MDAV_FAMILY}
@@ -268,6 +269,21 @@ def test_vmdav_gamma_zero_never_extends():
     sizes = ma.group_sizes(ma.vmdav(X, 3, gamma=0.0))
     # groups of exactly k, plus at most k-1 leftovers spread over groups
     assert sizes.sum() == 50 and (sizes >= 3).all() and (sizes - 3).sum() <= 2
+
+
+@pytest.mark.parametrize("engine", ["reference", *ENGINES])
+def test_vmdav_last_free_record_joins_for_any_positive_gamma_only(engine):
+    """The last free record has no d_out (taken as infinite): it joins the group for any
+    gamma > 0, however far it is, while gamma = 0 turns the extension off (0 * inf read as
+    0) and it goes with the leftovers, to its closest group (the docstring's Notes)."""
+    from microagg.reference import vmdav_reference
+
+    x = np.array([9.0, 10, 15, 19, 0, 2, 16])[:, None]
+    run = (vmdav_reference if engine == "reference"
+           else lambda *a, **o: ma.vmdav(*a, engine=engine, **o))
+    # the first group is {0, 2, 9}; 10 is then 5 from {15, 16, 19}'s centroid-seeded group
+    assert run(x, 3, gamma=1e-9).tolist() == [0, 1, 1, 1, 0, 0, 1]   # 10 joins {15, 16, 19}
+    assert run(x, 3, gamma=0.0).tolist() == [0, 0, 1, 1, 0, 0, 1]    # 10 joins {0, 2, 9}
 
 
 def test_vmdav_extends_on_the_example_clusters():

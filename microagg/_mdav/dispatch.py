@@ -350,7 +350,10 @@ def vmdav(X: Any, k: int, *, gamma: float = VMDAV.gamma, leftover: str = VMDAV.l
 
     * :math:`d_{in}` and :math:`d_{out}` are plain Euclidean distances.
     * When :math:`e_{min}` is the last unassigned record, :math:`d_{out}` is
-      infinite and the record joins the group (if the group has room).
+      infinite and the record joins the group (if the group has room), for any
+      ``gamma > 0``; ``gamma = 0`` turns the extension off altogether (we read
+      :math:`0 \cdot \infty` as 0), so that record then joins its closest group at
+      the end, as the leftovers do.
     * The paper breaks ties in :math:`e_{min}` at random; we take the first
       record in input order, which keeps the function deterministic.
     * The leftover records (fewer than ``k``) may push a group beyond

@@ -89,6 +89,30 @@ def test_one_partition_and_task_per_stratum(client):
     assert "R9" not in set(pd.concat(parts)["region"])
 
 
+def test_the_release_works_with_dask_s_own_steps(client):
+    """Partitions selected, tail, .loc and a join by index give the rows of the computed
+    release: a task protects the unit its rows were gathered under, not the one at its
+    position in a selection (rows came back under another stratum's key, or a false "source
+    changed"), and the release claims no index ranges it does not have (.loc and joins
+    silently lost rows)."""
+    df = pd.DataFrame({"region": ["A"] * 4 + ["B"] * 3 + ["C"] * 5, "income": np.arange(12.0)})
+    lazy = microagg.dask.microaggregate(dd.from_pandas(df, npartitions=3), 3, strata="region")
+    full = lazy.compute()
+    assert not lazy.known_divisions
+    for i in range(lazy.npartitions):
+        part = lazy.partitions[i].compute()
+        pd.testing.assert_frame_equal(part, full.loc[part.index])
+    pd.testing.assert_frame_equal(lazy.partitions[[2, 0]].compute().sort_index(),
+                                  full.loc[lazy.partitions[[2, 0]].compute().index].sort_index())
+    pd.testing.assert_frame_equal(lazy.tail(2), full.loc[lazy.tail(2).index])
+    assert lazy.tail(2)["region"].tolist() == ["C", "C"]
+    pd.testing.assert_frame_equal(lazy.loc[5].compute(), full.loc[[5]])
+    assert sorted(lazy.loc[0:3].compute().index) == [0, 1, 2, 3]
+    weights = dd.from_pandas(pd.DataFrame({"w": np.arange(12) * 2}), npartitions=2)
+    joined = lazy.join(weights).compute().sort_index()
+    assert len(joined) == 12 and (joined["w"] == np.arange(12) * 2).all()
+
+
 def test_dask_errors_are_those_of_the_in_memory_function(client):
     ddf = dd.from_pandas(_national(300, 3), npartitions=2)
     with pytest.raises(ValueError, match=r"the index 'person' is numeric \(300 numbers\)"):

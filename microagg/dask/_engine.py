@@ -1,7 +1,8 @@
 """The Dask engine: statistics per partition, a plan, one partition (and task) per unit.
 
-1. One pass over the partitions computes each stratum's statistics (records, means, sums
-   of squares: :func:`microagg._strata.moments`) and each partition's length.
+1. A pass over the partitions computes each stratum's statistics (records, means, sums
+   of squares: :func:`microagg._strata.moments`) and each partition's length (after the
+   pass that profiles the columns, below).
 2. The client combines them and applies the small-strata policy
    (:func:`microagg._strata.plan_strata`): every stratum gets its *unit* (itself, or
    the stratum a small one is merged into), numbered 0..u-1 in stratum order.
@@ -186,9 +187,13 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
 
     Notes
     -----
-    The strata statistics (one pass over the data) are computed by this call; the
-    protection runs when the result is computed, after a shuffle that gathers each
-    unit into one partition.
+    This call reads the input twice (the columns' profiles, then the strata statistics);
+    the protection reads it once more when the result is computed, after a shuffle that
+    gathers each unit into one partition. For an input that is costly to read (CSV, a
+    remote store), ``ddf = ddf.persist()`` first reads it once. The release's index holds
+    the input's labels (or row numbers), with unknown divisions: ``.loc`` and joins by
+    index look at every partition. An input read from several files numbers each file's
+    rows from 0; compare with the in-memory function after ``reset_index(drop=True)``.
 
     Examples
     --------
@@ -268,10 +273,12 @@ def _released(ddf: Any, plan: Any, units: pd.DataFrame, offsets: list[int], k: i
     out_meta = ddf._meta.astype({c: np.float64 for c in columns})
     sizes = [int(plan.sizes[u].sum()) for u in plan.units]
     keys = [plan.keys[u[0]] for u in plan.units]
+    # (the release is indexed by the input's labels or row numbers, not by unit: its
+    # partitions' index ranges are unknown, so that .loc and joins look at every row)
     return gathered.map_partitions(_protect, k, method=method, params=params, roles=roles,
                                    standardize=standardize, index_name=ddf._meta.index.name,
                                    numbered_from=numbered_from, sizes=sizes, keys=keys,
-                                   meta=out_meta, partition_info=True)
+                                   meta=out_meta, clear_divisions=True)
 
 
 def _check_frame(ddf: Any) -> None:
@@ -333,11 +340,16 @@ def _tag(part: pd.DataFrame, units: pd.DataFrame, strata: list[Any], offsets: li
 
 def _protect(part: pd.DataFrame, k: int, *, method: str, params: dict[str, Any],
              roles: Roles, standardize: bool, index_name: Any, numbered_from: int | None,
-             sizes: list[int], keys: list[Any], partition_info: dict[str, Any] | None = None
-             ) -> pd.DataFrame:
+             sizes: list[int], keys: list[Any]) -> pd.DataFrame:
     """Protect the one unit of a partition, its rows in input order (the task), after
-    checking that the unit is the one planned (its size, its columns' roles)."""
+    checking that the unit is the one planned (its size, its columns' roles).
+
+    The unit is the one the rows were gathered under (their index), not the partition's
+    position: a selection of partitions (``.partitions[i]``, ``tail``) numbers them anew.
+    Every planned unit holds at least k rows, so an empty partition is Dask's metadata
+    pass, or a unit whose rows are all gone from the source."""
     columns = roles.protect
+    unit = int(part.index[0]) if len(part) else None
     part = part.sort_values(_POS, kind="stable")
     if numbered_from is None:
         out = part.set_index(_INDEX).drop(columns=[_POS])
@@ -345,9 +357,8 @@ def _protect(part: pd.DataFrame, k: int, *, method: str, params: dict[str, Any],
         out = part.drop(columns=[_INDEX]).set_index(_POS)
         out.index += numbered_from
     out.index.name = index_name
-    if partition_info is None:  # Dask's metadata pass
+    if unit is None:  # Dask's metadata pass, or a unit the source lost (the plan has each)
         return out.astype({c: np.float64 for c in columns})
-    unit = partition_info["number"]
     _check_unit(out, unit, sizes[unit], k, roles)
     X = as_matrix(protectable(out[columns], columns), name="the protected columns")
     res = protect_block(X, k, get_method(method).function, params,

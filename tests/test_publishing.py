@@ -114,6 +114,69 @@ def test_version_in_the_footer():
     book_ext._version_footer(None, config)
     assert config.html_theme_options["extra_footer"] == (
         f'<p>x</p><p class="microagg-version">microagg {microagg.__version__}</p>')
+    assert config.release == microagg.__version__  # the PDF's title page shows it
+
+
+def _latex_table(table_html: str):
+    """The docutils table the PDF gets for an HTML output."""
+    from docutils import nodes
+
+    (_, table, _) = book_ext._html_table(table_html)
+    assert isinstance(table, nodes.table)
+    return table
+
+
+def test_pdf_tables_keep_header_words_and_the_styler_s_bold():
+    """A column is at least as wide as its header's longest word ("published" was set as
+    "pub-lishec"), and a cell the Styler sets in bold is bold in the PDF too."""
+    import pandas as pd
+    from docutils import nodes
+
+    frame = pd.DataFrame({"published": [1.5, 2.25], "ours_sd": [0.1, 0.2]}, index=["a", "b"])
+    styled = frame.style.format(precision=2).apply(
+        lambda c: ["font-weight: bold" if v == 2.25 else "" for v in c], axis=0)
+    table = _latex_table(styled.to_html())
+    widths = [c["colwidth"] for c in table.findall(nodes.colspec)]
+    assert widths[1] >= len("published") + 1 and widths[2] >= len("ours_sd") + 1
+    bold = [r.astext() for r in table.findall(nodes.raw) if "textbf" in r.astext()]
+    assert bold == [r"\mbox{\textbf{2.25}}"]
+    assert not any("textbf" in r.astext() for r in _latex_table(frame.to_html()).findall(
+        nodes.raw))
+
+
+def test_pdf_long_tables_in_the_text_break_across_pages():
+    """A table of many rows in the text flow is a longtable (tabulary cannot break, and a
+    tall one ran off the page, its last rows lost); one in an admonition stays as it is
+    (a longtable cannot sit in a box); a Markdown table gets widths from its cells."""
+    from docutils import nodes
+
+    def markdown_table(rows: int) -> nodes.table:
+        group = nodes.tgroup(cols=2)
+        group += [nodes.colspec(colwidth=1), nodes.colspec(colwidth=1)]
+        body = nodes.tbody()
+        for i in range(rows):
+            row = nodes.row()
+            for text in (f"r{i}", "a long sentence about where things go " * 3):
+                entry = nodes.entry()
+                entry += nodes.paragraph(text=text)
+                row += entry
+            body += row
+        group += body
+        table = nodes.table(classes=["colwidths-auto"])
+        table += group
+        return table
+
+    doc = nodes.document(None, None)
+    section, note = nodes.section(), nodes.note()
+    long, short, boxed = (markdown_table(n) for n in (12, 3, 12))
+    section += [long, short, note]
+    note += boxed
+    doc += section
+    for table in (long, short, boxed):
+        book_ext._breakable(table)
+    assert "longtable" in long["classes"] and "colwidths-given" in long["classes"]
+    assert [c["colwidth"] for c in long.findall(nodes.colspec)] == [5, 40]
+    assert "longtable" not in short["classes"] and "longtable" not in boxed["classes"]
 
 
 @pytest.mark.after_build

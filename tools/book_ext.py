@@ -49,6 +49,7 @@ import os
 import re
 import shutil
 import sys
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -261,8 +262,10 @@ def _execution_cache(app: Any) -> None:
 
 
 def _version_footer(app: Any, config: Any) -> None:
+    """The package's version in every page's footer, and on the PDF's title page."""
     import microagg
 
+    config.release = config.version = microagg.__version__
     options = config.html_theme_options
     footer = options.get("extra_footer") or ""
     options["extra_footer"] = (f'{footer}<p class="microagg-version">microagg '
@@ -342,13 +345,19 @@ def _explorer_frame(app: Any, docname: str, raw: nodes.raw) -> list[nodes.Node]:
             text]
 
 
-class _TableParser(HTMLParser):
-    """The cells of an HTML table: rows of ``(text, colspan, rowspan)``, header rows apart."""
+#: The cells a pandas Styler sets in bold: ``#T_<id>_row0_col1, ... { font-weight: bold; }``.
+_BOLD_RULE = re.compile(r"([^{}]*)\{[^{}]*font-weight:\s*(?:bold|[6-9]00)[^{}]*\}")
 
-    def __init__(self) -> None:
+
+class _TableParser(HTMLParser):
+    """The cells of an HTML table: rows of ``(text, colspan, rowspan, bold)``, header rows
+    apart (``bold``: a Styler's CSS, given as ``bold_ids``, sets the cell in bold)."""
+
+    def __init__(self, bold_ids: frozenset[str] = frozenset()) -> None:
         super().__init__()
-        self.head: list[list[tuple[str, int, int]]] = []
-        self.body: list[list[tuple[str, int, int]]] = []
+        self.bold_ids = bold_ids
+        self.head: list[list[tuple[str, int, int, bool]]] = []
+        self.body: list[list[tuple[str, int, int, bool]]] = []
         self.in_head, self.row, self.cell = False, None, None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -358,13 +367,15 @@ class _TableParser(HTMLParser):
             self.row = []
         elif tag in ("td", "th") and self.row is not None:
             a = dict(attrs)
-            self.cell = ["", int(a.get("colspan") or 1), int(a.get("rowspan") or 1)]
+            self.cell = ["", int(a.get("colspan") or 1), int(a.get("rowspan") or 1),
+                         a.get("id") in self.bold_ids]
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "thead":
             self.in_head = False
         elif tag in ("td", "th") and self.cell is not None and self.row is not None:
-            self.row.append((" ".join(self.cell[0].split()), self.cell[1], self.cell[2]))
+            self.row.append((" ".join(self.cell[0].split()), self.cell[1], self.cell[2],
+                             self.cell[3]))
             self.cell = None
         elif tag == "tr" and self.row is not None:
             (self.head if self.in_head else self.body).append(self.row)
@@ -380,11 +391,17 @@ _NUMBER = re.compile(r"[-+]?(\d[\d,]*)?\.?\d+(e[-+]?\d+)?%?")
 
 
 def _html_table(text: str) -> list[nodes.Node]:
-    """An HTML table as a docutils table whose columns share the text width (LaTeX): a column
-    of numbers as wide as its longest number, a column of text in proportion to its longest
-    cell up to a cap (so that text wraps and numbers do not)."""
-    parser = _TableParser()
-    parser.feed(text)
+    """An HTML table (with the Styler's ``<style>`` before it, if any) as a docutils table
+    whose columns share the text width (LaTeX): a column of numbers as wide as its longest
+    number, a column of text in proportion to its longest cell up to a cap (10 characters,
+    or its cells' mean length up to 30: so that text wraps and numbers do not), and every
+    column at least as wide as the longest word of its header; cells the Styler sets in
+    bold stay bold."""
+    style = text[:text.index("<table")]
+    bold = frozenset(name for rule in _BOLD_RULE.findall(style)
+                     for name in re.findall(r"#([\w-]+)", rule))
+    parser = _TableParser(bold)
+    parser.feed(text[text.index("<table"):])
     rows = parser.head + parser.body
     if not rows:
         return []
@@ -392,20 +409,29 @@ def _html_table(text: str) -> list[nodes.Node]:
     covered: set[tuple[int, int]] = set()
     longest: dict[int, int] = {}
     numeric: dict[int, bool] = {}
+    header_word: dict[int, int] = {}
+    length: dict[int, list[int]] = {}
     for i, row in enumerate(rows):
         col = 0
-        for cell_text, colspan, rowspan in row:
+        for cell_text, colspan, rowspan, _ in row:
             while (i, col) in covered:
                 col += 1
             for di in range(rowspan):
                 for dj in range(colspan):
                     covered.add((i + di, col + dj))
-            if colspan == 1 and i >= len(parser.head):  # header words may wrap
+            if colspan == 1 and i < len(parser.head):  # a header wraps between its words
+                header_word[col] = max([header_word.get(col, 0),
+                                        *(len(w) for w in cell_text.split())])
+            elif colspan == 1:
                 longest[col] = max(longest.get(col, 3), len(cell_text))
+                length.setdefault(col, []).append(len(cell_text))
                 numeric[col] = numeric.get(col, True) and (
                     cell_text in ("", "-", "nan") or bool(_NUMBER.fullmatch(cell_text)))
             col += colspan
-    widths = {c: n + 1 if numeric[c] else min(n, 10) for c, n in longest.items()}
+    # a text column of long sentences (the ledger's reasons) gets up to three times the cap
+    cap = {c: max(10, min(round(sum(v) / len(v)), 30)) for c, v in length.items()}
+    widths = {c: max(n + 1 if numeric[c] else min(n, cap[c]), header_word.get(c, 0) + 1)
+              for c, n in longest.items()}
     ncols = 1 + max(c for _, c in covered)
     table = nodes.table(classes=["colwidths-given"])
     group = nodes.tgroup(cols=ncols)
@@ -417,7 +443,7 @@ def _html_table(text: str) -> list[nodes.Node]:
             continue
         for row in part_rows:
             line = nodes.row()
-            for cell_text, colspan, rowspan in row:
+            for cell_text, colspan, rowspan, in_bold in row:
                 entry = nodes.entry()
                 if colspan > 1:
                     entry["morecols"] = colspan - 1
@@ -425,15 +451,22 @@ def _html_table(text: str) -> list[nodes.Node]:
                     entry["morerows"] = rowspan - 1
                 if _NUMBER.fullmatch(cell_text):
                     number = cell_text.replace("%", r"\%")
-                    entry += nodes.paragraph("", "", nodes.raw("", rf"\mbox{{{number}}}",
+                    shown = rf"\textbf{{{number}}}" if in_bold else number
+                    entry += nodes.paragraph("", "", nodes.raw("", rf"\mbox{{{shown}}}",
                                                                format="latex"))
+                elif in_bold:
+                    entry += nodes.paragraph("", "", nodes.strong(text=cell_text))
                 else:
                     entry += nodes.paragraph(text=cell_text)
                 line += entry
             part += line
         group += part
-    # a wide table: smaller type and narrower gaps, so that numbers keep to their columns
-    size = r"\scriptsize\setlength{\tabcolsep}{2pt}" if ncols > 8 else r"\footnotesize"
+    # a wide table: smaller type and narrower gaps, so that numbers and header words keep to
+    # their columns (at \scriptsize a line holds about 110 characters of cells, at \tiny 150)
+    chars = sum(widths.get(c, 3) for c in range(ncols))
+    size = (r"\tiny\setlength{\tabcolsep}{1.5pt}" if chars > 110 else
+            r"\scriptsize\setlength{\tabcolsep}{2pt}" if ncols > 8 or chars > 80 else
+            r"\footnotesize")
     return [nodes.raw("", r"\begingroup" + size, format="latex"), table,
             nodes.raw("", r"\endgroup", format="latex")]
 
@@ -450,10 +483,94 @@ def _latex_outputs(app: Any, doctree: nodes.document) -> None:
         if text.startswith(f'<script type="{WIDGET_VIEW}">'):
             raw.replace_self(_explorer_frame(app, docname, raw))
         elif "<table" in text and "</table>" in text:
-            raw.replace_self(_html_table(text[text.index("<table"):]))
+            raw.replace_self(_html_table(text))
+    for table in list(doctree.findall(nodes.table)):
+        _breakable(table)
+
+
+#: A table of at least this many body rows may break across pages in the PDF (LaTeX's
+#: tabulary, Sphinx's choice below 30 rows, cannot: a long one ran off the page).
+LONG_TABLE_ROWS = 6
+#: What may hold a table that breaks across pages (LaTeX's longtable cannot sit in a box:
+#: an admonition, an exercise or its solution).
+_FLOW = (nodes.section, nodes.document, nodes.container, nodes.compound)
+
+
+#: How much wider a character of code (monospaced) is than one of text, about.
+_CODE_WIDTH = 1.6
+
+
+def _breakable(table: nodes.table) -> None:
+    """Let a long table in the text flow break across pages (a longtable); a Markdown one
+    gets column widths from its cells (the longest word, or the mean length up to a cap),
+    as tabulary found them by itself."""
+    body = next(iter(table.findall(nodes.tbody)), None)
+    parent = table.parent
+    while isinstance(parent, _FLOW) and not isinstance(parent, nodes.document):
+        parent = parent.parent
+    if body is None or len(body.children) < LONG_TABLE_ROWS or parent is None \
+            or not isinstance(parent, nodes.document):
+        return
+    table["classes"] = [*table["classes"], "longtable"]
+    if "colwidths-given" in table["classes"]:
+        return
+    group = next(iter(table.findall(nodes.tgroup)))
+    specs = [c for c in group.children if isinstance(c, nodes.colspec)]
+    texts: list[list[str]] = [[] for _ in specs]
+    words: list[list[float]] = [[] for _ in specs]  # the widths of the words that cannot wrap
+    for row in table.findall(nodes.row):
+        for j, entry in enumerate(row.children[:len(specs)]):
+            text = entry.astext()
+            texts[j].append(text)
+            code = [w for lit in entry.findall(nodes.literal) for w in lit.astext().split()]
+            words[j] += [len(w) * _CODE_WIDTH if w in code else len(w) for w in text.split()]
+            if len(text) <= 8:  # a short cell ("2-3 h") stays on one line
+                words[j].append(len(text))
+    for spec, cells, unbroken in zip(specs, texts, words, strict=True):
+        mean = sum(map(len, cells)) / max(len(cells), 1)
+        spec["colwidth"] = max(round(max(unbroken, default=3)) + 2, min(round(mean), 40), 4)
+    table["classes"] = [c for c in table["classes"] if c != "colwidths-auto"]
+    table["classes"].append("colwidths-given")
+
+
+# -- bibliography ----------------------------------------------------------------------------
+
+
+def _author_year(entry: Any) -> str:
+    """``Surname, 2006``, ``A and B, 2014`` or ``A et al., 2007``: the text with which the
+    chapters cite the entry (``bibtex_reference_style: author_year``)."""
+    people = entry.persons.get("author") or entry.persons.get("editor") or []
+    names = [" ".join(p.last_names) for p in people]
+    who = (names[0] if len(names) == 1 else " and ".join(names) if len(names) == 2
+           else f"{names[0]} et al." if names else entry.fields.get("title", "?"))
+    return f"{who}, {entry.fields.get('year', 'n.d.')}"
+
+
+def _register_author_year_style() -> None:
+    """The bibliography style ``authoryear``: pybtex's ``alpha`` (sorted by author, year,
+    title) labelled as the chapters cite (``[Domingo-Ferrer, 2006]``, where ``alpha``
+    printed ``[DF06]`` beside citations reading "Domingo-Ferrer, 2006")."""
+    from pybtex.plugin import register_plugin
+    from pybtex.style.formatting.alpha import Style as Alpha
+    from pybtex.style.labels import BaseLabelStyle
+
+    class Labels(BaseLabelStyle):
+        def format_labels(self, sorted_entries: Any) -> Iterator[str]:
+            labels = [_author_year(e) for e in sorted_entries]
+            for label in labels:
+                if labels.count(label) > 1:
+                    raise ValueError(f"two bibliography entries are cited as {label!r}")
+                yield label
+
+    class Style(Alpha):
+        default_label_style = "authoryear"
+
+    register_plugin("pybtex.style.labels", "authoryear", Labels, force=True)
+    register_plugin("pybtex.style.formatting", "authoryear", Style, force=True)
 
 
 def setup(app: Any) -> dict[str, Any]:
+    _register_author_year_style()
     os.environ.setdefault("MICROAGG_STATIC_EXPLORERS", "1")
     app.connect("builder-inited", _fresh_reproduction_cache)
     app.connect("config-inited", _theme_defaults)

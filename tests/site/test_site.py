@@ -40,6 +40,8 @@ LOGS = os.environ.get("MICROAGG_PHASE1_LOGS")
 
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)|class=\"[^\"]*output traceback")
 FIGURE_AS_TEXT = re.compile(r"&lt;Figure size \d+x\d+ with \d+ Axes&gt;")  # no image shown
+# what a cell wrote to stderr (a library's warning, a progress bar): a built page shows none
+STDERR = re.compile(r"class=\"output stderr[^>]*>(?:<[^>]*>)*([^<]{0,300})")
 # a $ left beside rendered maths: a display equation MyST did not parse (in a list item)
 STRAY_DOLLAR = re.compile(r"\$<span class=\"math|</span>\$")
 MATH_SOURCE = re.compile(r"class=\"math notranslate")
@@ -107,12 +109,14 @@ def test_strict_book_build():
 
 
 @pytest.mark.parametrize("source", PAGES, ids=IDS)
-def test_page_shows_no_traceback_figure_as_text_or_stray_dollar(site, source):
+def test_page_shows_no_traceback_warning_figure_as_text_or_stray_dollar(site, source):
     page = toc.html_page(source, ROOT)
     assert page.exists(), f"{source.name} is in _toc.yml but {page} was not built"
     html = page.read_text(encoding="utf-8")
     hit = TRACEBACK.search(html)
     assert hit is None, f"{page.name} shows a traceback in an output: ...{hit.group(0)}..."
+    warned = STDERR.search(html)
+    assert warned is None, f"{page.name} shows a cell's stderr (a warning?): {warned.group(1)}"
     shown = FIGURE_AS_TEXT.search(html)
     assert shown is None, f"{page.name} shows a figure as text, not an image: {shown.group(0)}"
     stray = STRAY_DOLLAR.search(html)

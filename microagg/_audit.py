@@ -43,7 +43,7 @@ from ._release import (
     stored_index_rows,
     text_to_numbers,
 )
-from ._stream import arrow_frame, file_format, stored_index
+from ._stream import arrow_frame, file_format, require_pyarrow, stored_index
 from ._validate import column_labels, number_objects
 
 __all__ = ["ReleaseAudit", "audit", "table_batches", "check_release"]
@@ -103,8 +103,7 @@ def table_batches(table: Any, fmt: str | None = None, rows: int = 65_536,
     path = Path(table)
     fmt = file_format(path, fmt)
     if fmt == "parquet":
-        import pyarrow.parquet as pq
-
+        pq = require_pyarrow("reading Parquet").parquet  # (with pandas' Arrow types)
         reader = pq.ParquetFile(path)
         check_names(reader.schema_arrow.names)
         empty = True
@@ -244,8 +243,7 @@ def _audit(original: Any, released: Any, k: int, reader: _Reader, *, strata: Any
         kept.append(index)
         notes.append(row_index_note(index))
     if not isinstance(original, pd.DataFrame) and file_format(Path(original), fin) == "parquet":
-        import pyarrow.parquet as pq
-
+        pq = require_pyarrow("reading Parquet").parquet
         stored = stored_index(pq.read_schema(original))
         rest = [c for c in names if c not in strata_cols + kept + (named or [])]
         for c in stored_index_rows(stored, prof, rest)[0]:  # as protect keeps them

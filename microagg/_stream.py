@@ -157,6 +157,12 @@ def require_pyarrow(why: str) -> Any:
     except ImportError:
         raise ImportError(f"{why} needs pyarrow, which is not installed: "
                           "pip install pyarrow (or reinstall microagg)") from None
+    try:  # pandas' Arrow types (period, interval), as pandas.read_parquet registers them:
+        # without them a period column reads as its integer storage, which every path but
+        # the API's would then protect as numbers
+        import pandas.core.arrays.arrow.extension_types  # noqa: F401
+    except ImportError:  # (another pandas layout: such a column is protected, fail closed)
+        pass
     return pyarrow
 
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 import concurrent.futures as cf
 import multiprocessing
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -192,3 +194,32 @@ def test_every_path_refuses_alike_or_releases_alike(case, client, workers, tmp_p
             _same(got[1], api[1])
     if api[0] == "ok":
         assert ma.audit(frame, api[1], k, strata="s", keep=["id", *keep]).passed
+
+
+@pytest.mark.parametrize("extra", [[], ["--strata", "region"]])
+def test_a_parquet_period_column_is_a_date_in_a_fresh_command_too(tmp_path, extra):
+    """pandas registers its Arrow types (period, interval) only when something of pandas
+    reads Parquet; a fresh ``microagg protect`` read a period column as its integer
+    storage and protected it as numbers, where the API passed it through as a date. Run
+    as the installed command runs, in a new interpreter (in this process pandas has long
+    registered them)."""
+    n = 30
+    df = pd.DataFrame({"region": ["a", "b"] * (n // 2),
+                       "month": pd.period_range("2020-01", periods=n, freq="M"),
+                       "income": np.arange(float(n))})
+    src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    df.to_parquet(src, index=False)
+    _, info = ma.microaggregate(df, 3, strata=extra[1:] or None, return_info=True)
+    assert "month" in info.passed_through
+    env = dict(os.environ, MICROAGG_OFFLINE="1")
+    done = subprocess.run([sys.executable, "-m", "microagg", "protect", str(src), "-k", "3",
+                           "-o", str(out), "--no-progress", *extra],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "protected 1 column(s): income" in done.stderr
+    assert (pd.read_parquet(out)["month"].sort_values().to_numpy()
+            == df["month"].to_numpy()).all()
+    audit = subprocess.run([sys.executable, "-m", "microagg", "audit", str(src), str(out),
+                            "-k", "3", *extra], capture_output=True, text=True, env=env,
+                           timeout=300)
+    assert audit.returncode == 0 and "protected income;" in audit.stderr, audit.stderr

@@ -198,7 +198,10 @@ def input_file(name: str, role: str = "input") -> Path | None:
         raise FileNotFoundError(f"{role} file {name} does not exist (give - to read standard "
                                 "input)")
     if path.is_dir():
-        raise IsADirectoryError(f"{role} {name} is a folder, not a CSV or Parquet file")
+        parts = any(p.suffix.lower() in (".parquet", ".pq", ".parq") for p in path.iterdir())
+        hint = ("; for a folder of Parquet parts (Dask's to_parquet), audit it in Python: "
+                "microagg.audit(original, pandas.read_parquet(folder), k)") if parts else ""
+        raise IsADirectoryError(f"{role} {name} is a folder, not a CSV or Parquet file{hint}")
     return path
 
 

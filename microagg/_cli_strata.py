@@ -162,7 +162,8 @@ def check_options(args: argparse.Namespace) -> list[str] | None:
                                       ("--jobs", args.jobs), ("--scheduler", args.scheduler))
              if value is not None]
     if strata is None and needs:
-        raise ValueError(f"{', '.join(needs)} apply to a run by strata: add --strata COL")
+        verb = "applies" if len(needs) == 1 else "apply"
+        raise ValueError(f"{', '.join(needs)} {verb} to a run by strata: add --strata COL")
     if args.jobs is not None and args.jobs < 1:
         raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
     if args.jobs is not None and args.scheduler is not None:

@@ -113,6 +113,16 @@ def test_the_release_works_with_dask_s_own_steps(client):
     assert len(joined) == 12 and (joined["w"] == np.arange(12) * 2).all()
 
 
+@pytest.mark.parametrize("strata", [[], None])
+def test_dask_without_strata_says_what_to_call(strata):
+    """microagg.dask works within strata; the in-memory function's "leave strata out" does
+    not apply here."""
+    ddf = dd.from_pandas(pd.DataFrame({"s": list("ab") * 6, "x": np.arange(12.0)}), 2)
+    with pytest.raises(ValueError, match=r"strata is empty: .*microagg\.microaggregate on "
+                                         r"ddf\.compute\(\)"):
+        microagg.dask.microaggregate(ddf, 3, strata=strata)
+
+
 def test_dask_errors_are_those_of_the_in_memory_function(client):
     ddf = dd.from_pandas(_national(300, 3), npartitions=2)
     with pytest.raises(ValueError, match=r"the index 'person' is numeric \(300 numbers\)"):

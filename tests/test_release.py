@@ -1069,6 +1069,19 @@ def test_audit_cli_on_any_tool_s_files(tmp_path, capsys):
     assert rc == 2 and len(lines) == 1 and "k-anonymity" in lines[0]
 
 
+def test_audit_cli_given_a_folder_of_parquet_parts_says_how(tmp_path, capsys):
+    """Dask's to_parquet writes a folder of parts, which the command does not read: its
+    error says how to audit one."""
+    df = _numbers(30)
+    src, parts = tmp_path / "in.csv", tmp_path / "protected"
+    df.to_csv(src, index=False)
+    parts.mkdir()
+    ma.microaggregate(df, 3, strata="s").to_parquet(parts / "part.0.parquet", index=False)
+    rc, _, err = run(["audit", src, parts, "-k", "3", "--strata", "s"], capsys)
+    assert "microagg.audit(original, pandas.read_parquet(folder), k)" in one_line_error(rc, err)
+    assert ma.audit(src, pd.read_parquet(parts), 3, strata="s").passed
+
+
 class _Bar:
     """Records what the audit tells its progress bar."""
 

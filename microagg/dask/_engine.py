@@ -23,6 +23,7 @@ first pass; never on a sample.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -219,6 +220,11 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
     "'row' looks like a row index (the first "
     """
     _check_frame(ddf)
+    if strata is None or (not isinstance(strata, str | bytes) and isinstance(strata, Iterable)
+                          and not list(strata)):
+        raise ValueError("strata is empty: microagg.dask protects within strata, one task per "
+                         "stratum; name at least one column, or for a table without strata "
+                         "call microagg.microaggregate on ddf.compute()")
     check_release_k(k)  # (these checks before the pass over the data)
     check_flags(standardize=standardize, keep_rest=keep_rest, return_info=return_info)
     roles, rows = _roles(ddf, method, columns, params, strata, keep, keep_rest)

@@ -144,6 +144,21 @@ def test_pdf_tables_keep_header_words_and_the_styler_s_bold():
         nodes.raw))
 
 
+def test_pdf_tables_keep_links_to_the_book_as_references_with_pages():
+    """The ledger links each row to its evidence; on paper that is a cross-reference and the
+    page it is on (a link off the book stays text)."""
+    from docutils import nodes
+
+    html = ('<table><thead><tr><th>why</th></tr></thead><tbody>'
+            '<tr><td>seeded (<a href="gomm.html#sec-gomm-runs">our runs</a>)</td></tr>'
+            '<tr><td><a href="https://example.org/x#y">elsewhere</a></td></tr></tbody></table>')
+    (_, table, _) = book_ext._html_table(html, "chapters/ledger")
+    cells = [p.astext() for p in table.findall(nodes.paragraph)]
+    ref = r"\detokenize{chapters/gomm:sec-gomm-runs}"
+    assert cells == ["why", rf"seeded (\hyperref[{ref}]{{our runs}}, p.~\pageref{{{ref}}})",
+                     "elsewhere"]
+
+
 def test_pdf_long_tables_in_the_text_break_across_pages():
     """A table of many rows in the text flow is a longtable (tabulary cannot break, and a
     tall one ran off the page, its last rows lost); one in an admonition stays as it is

@@ -46,6 +46,7 @@ import importlib
 import inspect
 import json
 import os
+import posixpath
 import re
 import shutil
 import sys
@@ -350,15 +351,17 @@ _BOLD_RULE = re.compile(r"([^{}]*)\{[^{}]*font-weight:\s*(?:bold|[6-9]00)[^{}]*\
 
 
 class _TableParser(HTMLParser):
-    """The cells of an HTML table: rows of ``(text, colspan, rowspan, bold)``, header rows
-    apart (``bold``: a Styler's CSS, given as ``bold_ids``, sets the cell in bold)."""
+    """The cells of an HTML table: rows of ``(text, colspan, rowspan, bold, links)``, header
+    rows apart (``bold``: a Styler's CSS, given as ``bold_ids``, sets the cell in bold;
+    ``links``: the ``(text, href)`` of each link in the cell)."""
 
     def __init__(self, bold_ids: frozenset[str] = frozenset()) -> None:
         super().__init__()
         self.bold_ids = bold_ids
-        self.head: list[list[tuple[str, int, int, bool]]] = []
-        self.body: list[list[tuple[str, int, int, bool]]] = []
+        self.head: list[list[tuple[str, int, int, bool, list[tuple[str, str]]]]] = []
+        self.body: list[list[tuple[str, int, int, bool, list[tuple[str, str]]]]] = []
         self.in_head, self.row, self.cell = False, None, None
+        self.href: str | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag == "thead":
@@ -367,15 +370,21 @@ class _TableParser(HTMLParser):
             self.row = []
         elif tag in ("td", "th") and self.row is not None:
             a = dict(attrs)
-            self.cell = ["", int(a.get("colspan") or 1), int(a.get("rowspan") or 1),
+            self.cell = [[], int(a.get("colspan") or 1), int(a.get("rowspan") or 1),
                          a.get("id") in self.bold_ids]
+        elif tag == "a" and self.cell is not None:
+            self.href = dict(attrs).get("href")
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "thead":
             self.in_head = False
+        elif tag == "a":
+            self.href = None
         elif tag in ("td", "th") and self.cell is not None and self.row is not None:
-            self.row.append((" ".join(self.cell[0].split()), self.cell[1], self.cell[2],
-                             self.cell[3]))
+            parts = self.cell[0]
+            text = " ".join("".join(t for t, _ in parts).split())
+            links = [(" ".join(t.split()), h) for t, h in parts if h and t.strip()]
+            self.row.append((text, self.cell[1], self.cell[2], self.cell[3], links))
             self.cell = None
         elif tag == "tr" and self.row is not None:
             (self.head if self.in_head else self.body).append(self.row)
@@ -383,20 +392,42 @@ class _TableParser(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         if self.cell is not None:
-            self.cell[0] += data
+            self.cell[0].append((data, self.href))
+
+
+def _linked(text: str, links: list[tuple[str, str]], docname: str) -> list[nodes.Node]:
+    """A cell's text with its links to sections of the book as LaTeX cross-references,
+    with the page for print (``(our runs, p. 100)``); other links stay text."""
+    from sphinx.util.texescape import escape
+
+    out: list[nodes.Node] = []
+    for label, href in links:
+        page, _, anchor = href.partition("#")
+        at = text.find(label)
+        if at < 0 or "://" in href or not anchor or not page.endswith(".html"):
+            continue
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(docname),
+                                                   page.removesuffix(".html")))
+        ref = rf"\detokenize{{{target}:{anchor}}}"
+        out.append(nodes.Text(text[:at]))
+        out.append(nodes.raw("", rf"\hyperref[{ref}]{{{escape(label)}}}, p.~\pageref{{{ref}}}",
+                             format="latex"))
+        text = text[at + len(label):]
+    return [*out, nodes.Text(text)]
 
 
 #: A cell that is one number (kept on one line in the PDF: no break after its minus sign).
 _NUMBER = re.compile(r"[-+]?(\d[\d,]*)?\.?\d+(e[-+]?\d+)?%?")
 
 
-def _html_table(text: str) -> list[nodes.Node]:
+def _html_table(text: str, docname: str = "") -> list[nodes.Node]:
     """An HTML table (with the Styler's ``<style>`` before it, if any) as a docutils table
     whose columns share the text width (LaTeX): a column of numbers as wide as its longest
     number, a column of text in proportion to its longest cell up to a cap (10 characters,
     or its cells' mean length up to 30: so that text wraps and numbers do not), and every
     column at least as wide as the longest word of its header; cells the Styler sets in
-    bold stay bold."""
+    bold stay bold; a link to a section of the book (from page ``docname``) is a
+    cross-reference with its page number."""
     style = text[:text.index("<table")]
     bold = frozenset(name for rule in _BOLD_RULE.findall(style)
                      for name in re.findall(r"#([\w-]+)", rule))
@@ -413,7 +444,7 @@ def _html_table(text: str) -> list[nodes.Node]:
     length: dict[int, list[int]] = {}
     for i, row in enumerate(rows):
         col = 0
-        for cell_text, colspan, rowspan, _ in row:
+        for cell_text, colspan, rowspan, *_ in row:
             while (i, col) in covered:
                 col += 1
             for di in range(rowspan):
@@ -443,7 +474,7 @@ def _html_table(text: str) -> list[nodes.Node]:
             continue
         for row in part_rows:
             line = nodes.row()
-            for cell_text, colspan, rowspan, in_bold in row:
+            for cell_text, colspan, rowspan, in_bold, links in row:
                 entry = nodes.entry()
                 if colspan > 1:
                     entry["morecols"] = colspan - 1
@@ -456,6 +487,8 @@ def _html_table(text: str) -> list[nodes.Node]:
                                                                format="latex"))
                 elif in_bold:
                     entry += nodes.paragraph("", "", nodes.strong(text=cell_text))
+                elif links:
+                    entry += nodes.paragraph("", "", *_linked(cell_text, links, docname))
                 else:
                     entry += nodes.paragraph(text=cell_text)
                 line += entry
@@ -483,7 +516,7 @@ def _latex_outputs(app: Any, doctree: nodes.document) -> None:
         if text.startswith(f'<script type="{WIDGET_VIEW}">'):
             raw.replace_self(_explorer_frame(app, docname, raw))
         elif "<table" in text and "</table>" in text:
-            raw.replace_self(_html_table(text))
+            raw.replace_self(_html_table(text, docname))
     for table in list(doctree.findall(nodes.table)):
         _breakable(table)
 

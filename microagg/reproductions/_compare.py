@@ -131,6 +131,8 @@ def paper_layout(cmp: pd.DataFrame, *, index: list[str] | None = None, columns: 
     ['chromosomes', 'mutation_rate', 'crossover_rate', 'iterations']
     >>> table.data.columns.tolist()
     [('ga', 'ours'), ('ga', 'published'), ('ga', 'diff %')]
+    >>> list(table.data.columns.names)  # the header names what the columns are
+    ['method', None]
     """
     labels = list_methods().set_index("name")["label"]
     long = cmp.assign(**{"diff %": cmp["rel_diff_pct"],
@@ -144,7 +146,8 @@ def paper_layout(cmp: pd.DataFrame, *, index: list[str] | None = None, columns: 
     keys = list(pd.unique(long[columns]))
     exact = wide["exact"].reindex(columns=keys).fillna(0).astype(bool)
     wide = wide.drop(columns="exact", level=0).swaplevel(0, 1, axis=1)
-    wide = wide.reindex(columns=pd.MultiIndex.from_product([keys, list(values)]))
+    wide = wide.reindex(columns=pd.MultiIndex.from_product([keys, list(values)],
+                                                           names=[columns, None]))
 
     def bold(col: pd.Series) -> list[str]:
         key, what = col.name

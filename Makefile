@@ -29,6 +29,8 @@ help:
 	@echo "make assignments   course assignments into _build/assignments/<name>/{student,autograder}/"
 	@echo "make grade ASSIGNMENT=a2_mdav SUBMISSION=path/a2_mdav.ipynb RESULTS=folder"
 	@echo "             grade one submission with otter run (creates RESULTS, writes results.json)"
+	@echo "make grade-all ASSIGNMENT=a2_mdav SUBMISSIONS=folder RESULTS=folder"
+	@echo "             grade a class (a folder or .ipynb per student): RESULTS/grades.csv"
 	@echo "make data    copy the reference data from $(SHARED)/data/raw into data/raw and verify it"
 	@echo "make env     create $(VENV) with the package, the book toolchain and the test tools"
 	@echo "make vendor  fetch the web assets for offline math and widgets into $(VENDOR)"
@@ -117,7 +119,7 @@ clean-all: clean
 # Course assignments (chapters/assignments/*.md, otter-grader masters): student notebooks and
 # autograder bundles in _build/assignments/<name>/{student,autograder}/ (tools/assignments.py;
 # `$(BIN)/python tools/assignments.py check` also verifies them, as `make test` does).
-.PHONY: assignments grade
+.PHONY: assignments grade grade-all
 assignments: env
 	$(BIN)/python tools/assignments.py build
 # `make grade ASSIGNMENT=a2_mdav SUBMISSION=alice/a2_mdav.ipynb RESULTS=results/alice`
@@ -126,3 +128,9 @@ grade: env
 	@test -n "$(ASSIGNMENT)" -a -n "$(SUBMISSION)" -a -n "$(RESULTS)" || { echo \
 	  "usage: make grade ASSIGNMENT=a2_mdav SUBMISSION=path/a2_mdav.ipynb RESULTS=folder" >&2; exit 2; }
 	$(BIN)/python tools/assignments.py grade "$(ASSIGNMENT)" "$(SUBMISSION)" "$(RESULTS)"
+# `make grade-all ASSIGNMENT=a2_mdav SUBMISSIONS=submissions RESULTS=results`: a whole class
+# (one folder, or one .ipynb, per student), with RESULTS/grades.csv.
+grade-all: env
+	@test -n "$(ASSIGNMENT)" -a -n "$(SUBMISSIONS)" -a -n "$(RESULTS)" || { echo \
+	  "usage: make grade-all ASSIGNMENT=a2_mdav SUBMISSIONS=folder RESULTS=folder" >&2; exit 2; }
+	$(BIN)/python tools/assignments.py grade-all "$(ASSIGNMENT)" "$(SUBMISSIONS)" "$(RESULTS)"

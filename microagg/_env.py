@@ -28,6 +28,8 @@ SWITCHES = {
                               "group cache and each run's arena each hold at most this much",
     "MICROAGG_STATIC_EXPLORERS": "1: explorers render for a static page (set by the book "
                                  "build)",
+    "MICROAGG_GRADING_SALT": "a course's salt for the assignments' hidden test data "
+                             "(teaching.case_seed; default none: the same data every run)",
 }
 #: Switches only the tests and tools read: name -> meaning.
 TEST_SWITCHES = {

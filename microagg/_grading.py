@@ -1,10 +1,12 @@
-"""Autograding support: does a student's function do its own work?
+"""Autograding support: does a student's function do its own work, on which data?
 
 The assignments' hidden tests (``chapters/assignments/``) compare a student's function
-with ``microagg`` on fresh random data. A function that simply calls the ``microagg``
+with ``microagg`` on random data. A function that simply calls the ``microagg``
 function it is compared with would pass every one of them; :func:`own_work`, around each
-public and hidden test, makes such a function fail them instead.
-:mod:`microagg.teaching` re-exports it.
+public and hidden test, makes such a function fail them instead. :func:`case_seed` gives
+each hidden test its random data: the same on every grading run (a regrade gives the same
+score), another course's with another ``MICROAGG_GRADING_SALT``.
+:mod:`microagg.teaching` re-exports both.
 
 Book: :ref:`page-instructors`.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -20,7 +23,10 @@ from pathlib import Path
 from types import CodeType, FrameType
 from typing import Any
 
-__all__ = ["own_work"]
+__all__ = ["own_work", "case_seed", "SALT_ENV"]
+
+#: The environment switch naming a course's salt for :func:`case_seed` (default: none).
+SALT_ENV = "MICROAGG_GRADING_SALT"
 
 #: The package's folder, as imported and resolved: a frame running a file under it is
 #: microagg's code.
@@ -173,3 +179,36 @@ def own_work(function: Callable[..., Any], *, allowed: Iterable[str] = ()) -> It
         raise AssertionError(f"{who} calls {', '.join(borrowed)}: the question asks you to "
                              "write it yourself (numpy only)"
                              + (f"; it allows {', '.join(sorted(ok))}" if ok else ""))
+
+
+def case_seed(test: str) -> int:
+    """The seed of a hidden test's random cases: the same on every run, for every submission.
+
+    A hash of ``test`` (the test's name, ``"a2_mdav/q1"``) and of the course's salt, the
+    environment switch ``MICROAGG_GRADING_SALT`` (unset: none). Grading a notebook twice
+    gives the same score, and every student of a course meets the same data; a new salt
+    (set where the notebooks are graded) draws new data for a new course. A failed hidden
+    test prints its seed, so that the failing case can be rebuilt.
+
+    Book: :ref:`page-instructors`.
+
+    Parameters
+    ----------
+    test : str
+        The hidden test's name, unique in the course.
+
+    Returns
+    -------
+    int
+        A seed for :func:`numpy.random.default_rng`, below 2**32.
+
+    Examples
+    --------
+    >>> case_seed("a2_mdav/q1") == case_seed("a2_mdav/q1") != case_seed("a2_mdav/q2")
+    True
+    """
+    if not isinstance(test, str) or not test:
+        raise TypeError(f"test must be a hidden test's name (a non-empty str), got {test!r}")
+    salt = os.environ.get(SALT_ENV, "")
+    digest = hashlib.sha256(f"{salt}\0{test}".encode()).digest()
+    return int.from_bytes(digest[:4], "little")

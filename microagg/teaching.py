@@ -5,8 +5,9 @@ functions here re-trace a step of one of them in plain, readable code
 (:func:`vmdav_first_group`), run a small experiment around them
 (:func:`gamma_sweep`, :func:`timings`, :func:`ga_vs_optimum`,
 :func:`split_close_pairs`), or show the source of a compiled kernel
-(:func:`kernel_source`). :func:`own_work` is for the assignments' autograders: it fails
-a student's function that calls the ``microagg`` function it should replace.
+(:func:`kernel_source`). :func:`own_work` and :func:`case_seed` are for the assignments'
+autograders: the first fails a student's function that calls the ``microagg`` function it
+should replace, the second gives each hidden test the same random data on every run.
 
 Book: :ref:`chap-vmdav`, :ref:`chap-genetic`.
 """
@@ -26,7 +27,7 @@ from ._core import information_loss, sse
 from ._ga_kernels import ga_core, repair
 from ._genetic import ga_partition
 from ._gomm_ops import mutate
-from ._grading import own_work
+from ._grading import case_seed, own_work
 from ._methods import get_method
 from ._optimal import optimal_partition
 from ._timing import least_time
@@ -35,7 +36,7 @@ from ._validate import as_labels, as_matrix, check_k
 from .reproductions import paper_methods, paper_params
 
 __all__ = ["vmdav_first_group", "gamma_sweep", "timings", "engine_timings", "ga_vs_optimum",
-           "split_close_pairs", "kernel_source", "own_work"]
+           "split_close_pairs", "kernel_source", "own_work", "case_seed"]
 
 #: The compiled kernels a chapter may show, by name.
 _KERNELS = {"ga_core": ga_core, "repair": repair, "shortest_path": shortest_path,

@@ -52,7 +52,8 @@ def test_one_assignment_per_chapter() -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_master_format(name: str) -> None:
-    """Every question mixes kinds; every hidden test draws a fresh seed per run."""
+    """Every question mixes kinds; every hidden test draws its data from a seed of its own,
+    the same on every run (``microagg.teaching.case_seed`` of its name)."""
     text = (A.MASTERS / f"{name}.md").read_text(encoding="utf-8")
     questions = re.findall(r"# BEGIN QUESTION\nname: (q\d+)\n(manual: true\n)?", text)
     assert 4 <= len(questions) <= 8, f"{name}: {len(questions)} questions"
@@ -60,9 +61,14 @@ def test_master_format(name: str) -> None:
     assert sum(not m for _, m in questions) >= 3, f"{name}: fewer than 3 autograded questions"
     hidden = text.split("hidden: true")[1:]
     assert hidden, f"{name}: no hidden tests"
+    seeds = re.findall(r'_seed = microagg\.teaching\.case_seed\("([^"]+)"\)', text)
+    assert len(seeds) == len(hidden) == len(set(seeds)), (
+        f"{name}: each hidden test needs a seed of its own from case_seed, got {seeds}")
+    assert all(s.startswith(f"{name}/") for s in seeds), f"{name}: seeds named {seeds}"
+    assert "os.urandom" not in text, f"{name}: a seed from os.urandom changes grades per run"
     for block in hidden:
         body = block.split("```", 1)[0]
-        assert "os.urandom" in body and "_seed" in body, f"{name}: hidden test with a fixed seed"
+        assert "case_seed(" in body and "_seed" in body, f"{name}: hidden test without its seed"
         # an error in the student's code is re-raised with the case and the seed
         assert "except Exception as _err:" in body and '({_case})") from _err' in body, (
             f"{name}: a hidden test does not name its seed when the student's code raises")
@@ -211,6 +217,23 @@ def test_a_wrong_answer_scores_at_most_a_quarter(built: dict[str, A.Built], name
         "(it should pass the public tests only, worth at most a quarter)")
 
 
+def test_grading_is_the_same_on_every_run(built: dict[str, A.Built], monkeypatch) -> None:
+    """A regrade gives the same score and the same failed cases (the hidden tests' data come
+    from case_seed, not from the clock or os.urandom); another course's salt draws other data."""
+    question, function, source = WRONG_ANSWERS["a2_mdav"]
+    runs = []
+    for _ in range(2):
+        outputs: dict[str, list[str]] = {}
+        runs.append((A.grade_with_answer(built["a2_mdav"], function, source, outputs=outputs),
+                     outputs))
+    assert runs[0] == runs[1] and runs[0][1][question], runs[0]
+    import microagg.teaching as teaching
+
+    plain = teaching.case_seed("a2_mdav/q1")
+    monkeypatch.setenv("MICROAGG_GRADING_SALT", "spring term")
+    assert teaching.case_seed("a2_mdav/q1") != plain
+
+
 #: Plausible wrong answers that pass the public tests but that the hidden tests' random data
 #: expose only on some grading runs; each is caught by fixed cases of the hidden test, on
 #: every run. (assignment, question, function, edits (old, new) of the reference answer.)
@@ -222,6 +245,15 @@ CAUGHT_ON_EVERY_RUN = {
         "a2_mdav", "q2", "my_mdav",
         [("far = remaining[np.argmax(((X[remaining] - X[remaining].mean(axis=0))",
           "far = remaining[np.argmax(((X[remaining] - X.mean(axis=0))")]),
+    "a2 mdav_round: s's neighbours drawn from every remaining record but r": (
+        "a2_mdav", "q1", "mdav_round",
+        [("group_s = group_around(s, rest)",
+          "group_s = group_around(s, remaining[~np.isin(remaining, [r])])")]),
+    "a3 my_vmdav: centroids moved as each leftover record joins": (
+        "a3_vmdav", "q3", "my_vmdav",
+        [("    for i in left:\n",
+          "    for i in left:\n        cents = np.array([X[labels == h].mean(axis=0) "
+          "for h in range(g)])\n")]),
     "a3 my_vmdav: leftover records join the last group": (
         "a3_vmdav", "q3", "my_vmdav",
         [("labels[i] = int(np.argmin(((cents - X[i]) ** 2).sum(axis=1)))",
@@ -392,19 +424,20 @@ def test_instructors_grading_commands_work_as_printed(built: dict[str, A.Built],
                                                       tmp_path: Path) -> None:
     """The page's grading commands, run verbatim in a shell from the clone, grade a correct
     and a wrong submission as the page says: full marks, and at most a quarter of the
-    question the wrong function answers."""
+    question the wrong function answers; the class's grades.csv says the same."""
+    import csv
     import json
     import subprocess
 
     import nbformat
 
-    loop, by_hand = _page_commands("Grading")
-    assert "make grade" in loop and "otter run" in by_hand
+    whole_class, by_hand = _page_commands("Grading")
+    assert "make grade-all" in whole_class
+    assert "make grade " in by_hand and "otter run" in by_hand
     name = "a2_mdav"
-    assert name in loop and name in by_hand, "the test grades the assignment the page names"
-    students = re.search(r"for student in ([\w ]+); do", loop).group(1).split()
-    assert len(students) == 2, students
-    good, bad = students
+    assert name in whole_class and name in by_hand, "the test grades the assignment the page names"
+    good, bad = "alice", "bob"
+    assert f"submissions/{good}/" in by_hand, "the page grades alice by hand"
     question, function, source = WRONG_ANSWERS[name]
     nb = A._solved_or_not(built[name], solved=True)
     for who, answer in ((good, None), (bad, source)):
@@ -418,22 +451,61 @@ def test_instructors_grading_commands_work_as_printed(built: dict[str, A.Built],
         nbformat.write(copy, sub)
     env = dict(os.environ, HOME=str(tmp_path))  # the page's ~/course/... is under tmp_path
     env.pop("MAKEFLAGS", None)
-    for block in (loop, by_hand):
-        done = subprocess.run(["bash", "-e", "-c", block], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=1800)
-        assert done.returncode == 0, f"{block}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
 
     def scores(who: str) -> dict[str, tuple[float, float]]:
         found = tmp_path / "course" / "results" / who / "results.json"
         tests = json.loads(found.read_text())["tests"]
         return {t["name"]: (t["score"], t["max_score"]) for t in tests if "max_score" in t}
 
-    right, wrong = scores(good), scores(bad)
-    assert right and all(got == possible for got, possible in right.values()), right
-    assert set(wrong) == set(right)
-    got, possible = wrong[question]
-    assert got <= possible / 4, wrong
-    assert all(wrong[q][0] <= right[q][0] for q in right), wrong
+    for block in (whole_class, by_hand):
+        done = subprocess.run(["bash", "-e", "-c", block], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=1800)
+        assert done.returncode == 0, f"{block}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+        right, wrong = scores(good), scores(bad)
+        assert right and all(got == possible for got, possible in right.values()), right
+        assert set(wrong) == set(right)
+        got, possible = wrong[question]
+        assert got <= possible / 4, wrong
+        assert all(wrong[q][0] <= right[q][0] for q in right), wrong
+    with open(tmp_path / "course" / "results" / "grades.csv", newline="") as fh:
+        rows = {r["student"]: r for r in csv.DictReader(fh)}
+    assert set(rows) == {good, bad} and {r["status"] for r in rows.values()} == {"graded"}
+    assert float(rows[good]["autograded"]) == float(rows[good]["possible"]) > 0
+    assert float(rows[bad][question]) == wrong[question][0] and rows[bad]["manual"] == ""
+
+
+def test_grading_a_class_records_why_a_notebook_got_no_score(built: dict[str, A.Built],
+                                                             tmp_path: Path) -> None:
+    """make grade-all never stops at one student: a notebook that runs too long, one of
+    another assignment and a folder of two notebooks each get a one-line status in
+    grades.csv, and a notebook that lost otter's metadata is graded with the assignment's
+    (otter refused it: "Received submission for assignment 'None'")."""
+    import csv
+
+    import nbformat
+
+    name = "a2_mdav"
+    solved = A._solved_or_not(built[name], solved=True)
+    subs = tmp_path / "submissions"
+    bare = nbformat.from_dict(nbformat.from_dict(solved))
+    bare.metadata.pop("otter")
+    forever = nbformat.from_dict(nbformat.from_dict(solved))
+    forever.cells.insert(1, nbformat.v4.new_code_cell("while True:\n    pass"))
+    other = nbformat.read(built["a3_vmdav"].student, as_version=4)
+    for who, nbs in {"ann": [bare], "ben": [forever], "cy": [other], "di": [bare, bare]}.items():
+        (subs / who).mkdir(parents=True)
+        for i, nb in enumerate(nbs):
+            nbformat.write(nb, subs / who / f"{name}{'' if i == 0 else i}.ipynb")
+    out = built[name].zip.parents[2]  # (the session's build: <out>/<name>/autograder/zip)
+    table = A.grade_all(name, subs, tmp_path / "results", out, timeout=30)
+    with open(table, newline="") as fh:
+        rows = {r["student"]: r for r in csv.DictReader(fh)}
+    assert rows["ann"]["status"] == "graded"
+    assert float(rows["ann"]["autograded"]) == float(rows["ann"]["possible"]) > 0
+    assert rows["ben"]["status"].startswith("not graded: grading a2_mdav.ipynb took more than")
+    assert "is assignment a3_vmdav" in rows["cy"]["status"]
+    assert rows["di"]["status"] == "not graded: 2 notebooks in the student's folder, not one"
+    assert all(rows[w]["autograded"] == "" for w in ("ben", "cy", "di"))
 
 
 def test_make_help_lists_every_target() -> None:

@@ -13,6 +13,7 @@ Usage::
     python tools/assignments.py build [--out DIR] [NAME ...]   # what `make assignments` runs
     python tools/assignments.py check [--out DIR] [NAME ...]   # build, then every check below
     python tools/assignments.py grade NAME SUBMISSION RESULTS  # what `make grade` runs
+    python tools/assignments.py grade-all NAME SUBMISSIONS RESULTS  # `make grade-all`: a class
 
 ``grade`` grades one submitted notebook with the assignment's autograder zip (building the
 assignment first if its zip is missing), with `otter run` from this environment (no Docker):
@@ -39,13 +40,15 @@ The checks (also run by ``tests/test_assignments.py`` under ``make test``):
     data sets available, without raising, and each
     ``grader.check("qN")`` cell prints a failure that names what is missing.
 
-Hidden tests draw fresh random inputs with a seed taken from ``os.urandom`` on every run,
-so each grading run checks the student's code on data nobody has seen before. Where a
-plausible mistake shows on random data only now and then, a hidden test also checks fixed,
-hand-built cases that expose it (against ``microagg``, like the random ones), so the mistake
-loses the hidden points on every run. A hidden test draws its random cases in ``for _i in
-range(N):`` loops; ``grade_with_answer(..., random_cases=False)`` grades with those loops
-emptied, to check what the fixed cases alone catch. A failed hidden test names its case and
+Hidden tests draw random inputs from a seed of their own,
+``microagg.teaching.case_seed("<assignment>/<question>")``: data the students do not see,
+the same on every grading run (a regrade gives the same score; ``MICROAGG_GRADING_SALT``
+draws another course's). Where a plausible mistake shows on random data only now and then, a
+hidden test also checks fixed, hand-built cases that expose it (against ``microagg``, like
+the random ones), so the mistake loses the hidden points whatever the seed. A hidden test
+draws its random cases in ``for _i in range(N):`` loops;
+``grade_with_answer(..., random_cases=False)`` grades with those loops emptied, to check
+what the fixed cases alone catch. A failed hidden test names its case and
 seed, also when the student's code raises (the error is re-raised as an ``AssertionError``
 that carries them).
 """
@@ -65,6 +68,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 MASTERS = ROOT / "chapters" / "assignments"
@@ -86,7 +90,8 @@ def masters(names: list[str] | None = None) -> list[Path]:
         match = ([p for p in found if p.stem == name]
                  or [p for p in found if p.stem.split("_")[0] == name])
         if not match:
-            raise SystemExit(f"no master notebook {name!r} in {MASTERS}")
+            raise SystemExit(f"no master notebook {name!r} in {MASTERS}; the assignments: "
+                             f"{', '.join(p.stem for p in found)}")
         if len(match) > 1:
             raise SystemExit(f"{name!r} names {len(match)} master notebooks "
                              f"({', '.join(p.stem for p in match)}): give the full name")
@@ -597,44 +602,135 @@ def check(built: list[Built], jobs: int = 2, otter_run: set[str] | None = None) 
     return reports
 
 
+#: How long ``otter run`` may take on one submission (a cell that never ends stops there).
+GRADE_TIMEOUT = 900
+
+
 def grade(name: str, submission: Path, results: Path, out: Path = DEFAULT_OUT,
-          timeout: int = 900) -> dict[str, tuple[float, float]]:
+          timeout: int = GRADE_TIMEOUT) -> dict[str, tuple[float, float]]:
     """Grade ``submission`` for assignment ``name`` with ``otter run``; question -> scores.
 
     Creates ``results`` (otter's ``results.json`` goes there) and builds the assignment into
-    ``out`` first when its autograder zip is missing. Raises ``FileNotFoundError`` naming a
-    missing submission, ``ValueError`` naming one that is not a notebook, ``RuntimeError``
-    with otter's output when it writes no results.
+    ``out`` first when its autograder zip is missing. A notebook that lost otter's metadata
+    (answers pasted into a new notebook, an editor that rewrote it) is graded with the
+    assignment's; one whose metadata names another assignment is refused. Raises
+    ``FileNotFoundError`` naming a missing submission, ``ValueError`` naming one that is not
+    a notebook or belongs to another assignment, ``TimeoutError`` when grading takes longer
+    than ``timeout`` seconds, ``RuntimeError`` with otter's last words when it writes no
+    results: each a one-line reason (:func:`grade_all` records it for the student).
     """
     import json
-
-    import nbformat
 
     (md,) = masters([name])
     submission = Path(submission).expanduser().resolve()
     if not submission.is_file():
-        raise FileNotFoundError(f"no submitted notebook {submission}")
+        what = "a folder, not a notebook" if submission.is_dir() else "missing"
+        raise FileNotFoundError(f"no submitted notebook {submission} ({what})")
+    autograder = (out / md.stem / "autograder" / f"{md.stem}-autograder.zip").resolve()
+    student = (out / md.stem / "student" / f"{md.stem}.ipynb").resolve()
+    if not autograder.exists() or not student.exists():
+        build_one(md, out)
+    results = Path(results).expanduser().resolve()
+    if results.exists() and not results.is_dir():
+        raise FileExistsError(f"RESULTS {results} is a file; give a folder (it is created)")
+    results.mkdir(parents=True, exist_ok=True)
+    (results / "results.json").unlink(missing_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        graded = _with_metadata(submission, md.stem, student, Path(tmp))
+        try:
+            proc = subprocess.run([_bin("otter"), "run", "-a", str(autograder), "-o",
+                                   str(results), "--no-logo", str(graded)], cwd=results,
+                                  capture_output=True, text=True, timeout=timeout,
+                                  env=_clean_env(str(results)))
+        except subprocess.TimeoutExpired:
+            raise TimeoutError(f"grading {submission.name} took more than {timeout} s (a cell "
+                               "that never ends?): nothing graded; run the notebook to find "
+                               "the cell, or grade it by hand") from None
+        finally:
+            shutil.rmtree(results / "no-data", ignore_errors=True)
+    found = results / "results.json"
+    if not found.exists():
+        last = [ln for ln in (proc.stdout + proc.stderr).splitlines() if ln.strip()][-1:]
+        raise RuntimeError(f"otter run wrote no results for {submission.name}: "
+                           f"{(last or ['(no output)'])[0][:300]}")
+    tests = [t for t in json.loads(found.read_text())["tests"] if "max_score" in t]
+    return {t["name"]: (float(t["score"]), float(t["max_score"])) for t in tests}
+
+
+def _with_metadata(submission: Path, name: str, student: Path, folder: Path) -> Path:
+    """``submission``, or a copy in ``folder`` carrying otter's metadata of assignment
+    ``name`` (from the student notebook ``student``) if it lost it."""
+    import nbformat
+
     try:
-        nbformat.read(submission, as_version=4)
+        nb = nbformat.read(submission, as_version=4)
     except (ValueError, nbformat.ValidationError) as err:  # (NotJSONError is a ValueError)
         raise ValueError(f"{submission} is not a notebook that can be read: "
                          f"{str(err).splitlines()[0][:200]}") from None
-    autograder = (out / md.stem / "autograder" / f"{md.stem}-autograder.zip").resolve()
-    if not autograder.exists():
-        build_one(md, out)
+    found = nb.metadata.get("otter", {}).get("assignment_name")
+    if found == name:
+        return submission
+    if found is not None:
+        raise ValueError(f"{submission.name} is assignment {found} (its notebook says so), not "
+                         f"{name}: grade it with ASSIGNMENT={found}")
+    nb.metadata["otter"] = nbformat.read(student, as_version=4).metadata["otter"]
+    copy = folder / submission.name
+    nbformat.write(nb, copy)
+    return copy
+
+
+def grade_all(name: str, submissions: Path, results: Path, out: Path = DEFAULT_OUT,
+              timeout: int = GRADE_TIMEOUT) -> Path:
+    """Grade a class: every student's notebook under ``submissions``, into ``results``.
+
+    A student is a folder of ``submissions`` holding one ``.ipynb`` (or a notebook directly
+    in it, named after the student). Each gets ``results/<student>/results.json``; the
+    class gets ``results/grades.csv``: one row per student with each autograded question's
+    score, the total and the possible total, an empty ``manual`` column for the questions
+    graded by hand, and ``status``: ``graded``, or why the notebook got no score (it ran too
+    long, it is another assignment's, ...), so that no student is missed. Returns the CSV.
+    """
+    import csv
+
+    submissions = Path(submissions).expanduser().resolve()
+    if not submissions.is_dir():
+        raise FileNotFoundError(f"SUBMISSIONS {submissions} is not a folder (one folder, or "
+                                "one .ipynb, per student)")
+    found: dict[str, list[Path]] = {}
+    for entry in sorted(submissions.iterdir()):
+        if entry.is_dir():
+            found[entry.name] = sorted(entry.glob("*.ipynb"))
+        elif entry.suffix == ".ipynb":
+            found[entry.stem] = [entry]
+    if not found:
+        raise FileNotFoundError(f"no student folder or notebook in {submissions}")
     results = Path(results).expanduser().resolve()
+    rows = []
+    for i, (student, notebooks) in enumerate(found.items(), 1):
+        row: dict[str, Any] = {"student": student, "notebook": "", "status": "graded"}
+        try:
+            if len(notebooks) != 1:
+                raise ValueError(f"{len(notebooks)} notebooks in the student's folder, not one")
+            row["notebook"] = notebooks[0].name
+            scores = grade(name, notebooks[0], results / student, out, timeout)
+            row.update({q: f"{got:g}" for q, (got, _) in scores.items()})
+            row["autograded"] = f"{sum(g for g, _ in scores.values()):g}"
+            row["possible"] = f"{sum(p for _, p in scores.values()):g}"
+        except (OSError, ValueError, RuntimeError) as err:  # (TimeoutError is an OSError)
+            row["status"] = f"not graded: {err}"
+        print(f"[{i}/{len(found)}] {student}: {row.get('autograded', '-')} / "
+              f"{row.get('possible', '-')} ({row['status']})", flush=True)
+        rows.append(row)
+    questions = sorted({k for r in rows for k in r if re.fullmatch(r"q\d+", k)},
+                       key=lambda q: int(q[1:]))
+    table = results / "grades.csv"
     results.mkdir(parents=True, exist_ok=True)
-    (results / "results.json").unlink(missing_ok=True)
-    proc = subprocess.run([_bin("otter"), "run", "-a", str(autograder), "-o", str(results),
-                           "--no-logo", str(submission)], cwd=results, capture_output=True,
-                          text=True, timeout=timeout, env=_clean_env(str(results)))
-    shutil.rmtree(results / "no-data", ignore_errors=True)
-    found = results / "results.json"
-    if not found.exists():
-        raise RuntimeError(f"otter run wrote no results for {submission}:\n"
-                           f"{proc.stdout[-1500:]}{proc.stderr[-1500:]}")
-    tests = [t for t in json.loads(found.read_text())["tests"] if "max_score" in t]
-    return {t["name"]: (float(t["score"]), float(t["max_score"])) for t in tests}
+    with open(table, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, ["student", "notebook", *questions, "autograded",
+                                     "possible", "manual", "status"], restval="")
+        writer.writeheader()
+        writer.writerows(rows)
+    return table
 
 
 def _shown(path: Path) -> str:
@@ -648,6 +744,21 @@ def _shown(path: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    if (argv if argv is not None else sys.argv[1:])[:1] == ["grade-all"]:
+        parser.add_argument("command", choices=["grade-all"])
+        parser.add_argument("name", help="the assignment (e.g. a2 or a2_mdav)")
+        parser.add_argument("submissions", type=Path,
+                            help="folder with one folder (or one .ipynb) per student")
+        parser.add_argument("results", type=Path, help="folder for the results (created)")
+        parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+        args = parser.parse_intermixed_args(argv)
+        try:
+            table = grade_all(args.name, args.submissions, args.results, args.out)
+        except (OSError, ValueError) as err:
+            print(f"assignments.py grade-all: {err}", file=sys.stderr)
+            return 2
+        print(f"grades: {table}")
+        return 0
     if (argv if argv is not None else sys.argv[1:])[:1] == ["grade"]:
         parser.add_argument("command", choices=["grade"])
         parser.add_argument("name", help="the assignment (e.g. a2 or a2_mdav)")
@@ -657,7 +768,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_intermixed_args(argv)
         try:
             scores = grade(args.name, args.submission, args.results, args.out)
-        except (FileNotFoundError, ValueError) as err:  # the submission: one line, no trace
+        except (OSError, ValueError, RuntimeError) as err:  # one line, no trace
             print(f"assignments.py grade: {err}", file=sys.stderr)
             return 2
         for q, (got, possible) in scores.items():

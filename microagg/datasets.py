@@ -71,7 +71,8 @@ NAMES: dict[str, tuple[str, str]] = {
     "eia": ("EIA.rda", "EIA: 4092 records x the literature's 11 numeric attributes"),
     "eia-full": ("EIA.rda", "EIA: all 15 columns, text columns included"),
     "tarragona": ("Tarragona.rda", "Tarragona: 834 companies x 13 numeric attributes"),
-    "water-treatment": ("water-treatment.data", "Water-treatment: 380 complete days x 38"),
+    "water-treatment": ("water-treatment.data",
+                        "Water-treatment: 380 complete days x 38 numeric attributes"),
     "water-treatment-full": (
         "water-treatment.data",
         "Water-treatment: all 527 days, missing values as NaN, date label as index",

@@ -230,7 +230,8 @@ def _audit(original: Any, released: Any, k: int, reader: _Reader, *, strata: Any
                                       text_numbers=not isinstance(original, pd.DataFrame),
                                       decimal=_reading(original, fin, dialect))
     prof = dict(zip(names, profiles, strict=True))
-    reader.rows = prof[names[0]].rows if names else None
+    rows = prof[names[0]].rows if names else 0
+    reader.rows = rows if names else None  # (the later passes count out of the input's rows)
     strata_cols = [] if strata is None else column_labels(strata, names, "strata")
     out_index = (profile_index(released.index) if isinstance(released, pd.DataFrame)
                  else FILE_ROWS)
@@ -267,7 +268,6 @@ def _audit(original: Any, released: Any, k: int, reader: _Reader, *, strata: Any
               and c not in strata_cols and c not in protected]  # (text, dates: as read)
     in_hash = _fingerprints(reader, original, fin, [c for c in names
                                            if prof[c].numeric_like or c in kept + passed])
-    rows = prof[names[0]].rows if names else 0
     if seen.rows != rows:
         failures.append(f"rows: the release has {seen.rows} rows, the input {rows}")
     smallest = seen.counts.smallest()

@@ -217,6 +217,14 @@ def test_a_wrong_answer_scores_at_most_a_quarter(built: dict[str, A.Built], name
         "(it should pass the public tests only, worth at most a quarter)")
 
 
+def test_two_builds_give_the_same_notebooks(tmp_path: Path) -> None:
+    """What was handed out can be compared with a rebuild: the generated notebooks are the
+    same byte for byte (nbformat and otter drew random cell ids)."""
+    first, second = (A.build_one(A.masters(["a2"])[0], tmp_path / d) for d in ("one", "two"))
+    for a, b in ((first.student, second.student), (first.solution, second.solution)):
+        assert a.read_bytes() == b.read_bytes(), f"{a.name} differs between two builds"
+
+
 def test_grading_is_the_same_on_every_run(built: dict[str, A.Built], monkeypatch) -> None:
     """A regrade gives the same score and the same failed cases (the hidden tests' data come
     from case_seed, not from the clock or os.urandom); another course's salt draws other data."""

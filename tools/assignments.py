@@ -148,9 +148,23 @@ def build_one(md: Path, out: Path = DEFAULT_OUT) -> Built:
         raise RuntimeError(f"{name}: expected one autograder zip, found {zips}")
     stable = result / "autograder" / f"{name}-autograder.zip"
     zips[0].rename(stable)
-    return Built(name, md, result / "student" / f"{name}.ipynb",
-                 result / "autograder" / f"{name}.ipynb", stable,
-                 time.perf_counter() - t0)
+    built = Built(name, md, result / "student" / f"{name}.ipynb",
+                  result / "autograder" / f"{name}.ipynb", stable, time.perf_counter() - t0)
+    for notebook in (built.student, built.solution):
+        _stable_ids(notebook)
+    return built
+
+
+def _stable_ids(path: Path) -> None:
+    """Number the cells of a generated notebook (nbformat and otter draw random ids), so
+    that two builds of a master give the same notebooks, byte for byte: what was handed out
+    can be compared with a rebuild."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        cell.id = f"cell-{i}"
+    nbformat.write(nb, path)
 
 
 def build(names: list[str] | None = None, out: Path = DEFAULT_OUT) -> list[Built]:

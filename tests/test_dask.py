@@ -113,7 +113,7 @@ def test_the_release_works_with_dask_s_own_steps(client):
     assert len(joined) == 12 and (joined["w"] == np.arange(12) * 2).all()
 
 
-@pytest.mark.parametrize("strata", [[], None])
+@pytest.mark.parametrize("strata", [[], ()])
 def test_dask_without_strata_says_what_to_call(strata):
     """microagg.dask works within strata; the in-memory function's "leave strata out" does
     not apply here."""

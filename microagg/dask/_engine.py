@@ -220,8 +220,7 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
     "'row' looks like a row index (the first "
     """
     _check_frame(ddf)
-    if strata is None or (not isinstance(strata, str | bytes) and isinstance(strata, Iterable)
-                          and not list(strata)):
+    if not isinstance(strata, str | bytes) and isinstance(strata, Iterable) and not list(strata):
         raise ValueError("strata is empty: microagg.dask protects within strata, one task per "
                          "stratum; name at least one column, or for a table without strata "
                          "call microagg.microaggregate on ddf.compute()")

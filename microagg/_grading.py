@@ -200,7 +200,7 @@ def case_seed(test: str) -> int:
     Returns
     -------
     int
-        A seed for :func:`numpy.random.default_rng`, below 2**32.
+        A seed for ``numpy.random.default_rng``, below 2**32.
 
     Examples
     --------

@@ -428,11 +428,11 @@ def _html_table(text: str, docname: str = "") -> list[nodes.Node]:
     column at least as wide as the longest word of its header; cells the Styler sets in
     bold stay bold; a link to a section of the book (from page ``docname``) is a
     cross-reference with its page number."""
-    style = text[:text.index("<table")]
-    bold = frozenset(name for rule in _BOLD_RULE.findall(style)
+    start = text.index("<table")
+    bold = frozenset(name for rule in _BOLD_RULE.findall(text[:start])
                      for name in re.findall(r"#([\w-]+)", rule))
     parser = _TableParser(bold)
-    parser.feed(text[text.index("<table"):])
+    parser.feed(text[start:])
     rows = parser.head + parser.body
     if not rows:
         return []
@@ -524,9 +524,9 @@ def _latex_outputs(app: Any, doctree: nodes.document) -> None:
 #: A table of at least this many body rows may break across pages in the PDF (LaTeX's
 #: tabulary, Sphinx's choice below 30 rows, cannot: a long one ran off the page).
 LONG_TABLE_ROWS = 6
-#: What may hold a table that breaks across pages (LaTeX's longtable cannot sit in a box:
-#: an admonition, an exercise or its solution).
-_FLOW = (nodes.section, nodes.document, nodes.container, nodes.compound)
+#: What may hold a table that breaks across pages, up to the document (LaTeX's longtable
+#: cannot sit in a box: an admonition, an exercise or its solution).
+_FLOW = (nodes.section, nodes.container, nodes.compound)
 
 
 #: How much wider a character of code (monospaced) is than one of text, about.
@@ -539,9 +539,9 @@ def _breakable(table: nodes.table) -> None:
     as tabulary found them by itself."""
     body = next(iter(table.findall(nodes.tbody)), None)
     parent = table.parent
-    while isinstance(parent, _FLOW) and not isinstance(parent, nodes.document):
+    while isinstance(parent, _FLOW):
         parent = parent.parent
-    if body is None or len(body.children) < LONG_TABLE_ROWS or parent is None \
+    if body is None or len(body.children) < LONG_TABLE_ROWS \
             or not isinstance(parent, nodes.document):
         return
     table["classes"] = [*table["classes"], "longtable"]

@@ -113,6 +113,23 @@ def test_the_release_works_with_dask_s_own_steps(client):
     assert len(joined) == 12 and (joined["w"] == np.arange(12) * 2).all()
 
 
+def test_a_stratum_gone_from_the_source_is_an_error():
+    """A stratum whose rows all left the source between the call and compute() leaves its
+    task an empty partition: an error, not a release without those rows."""
+    import dask
+
+    df = pd.DataFrame({"region": ["A"] * 4 + ["B"] * 3 + ["C"] * 5, "x": np.arange(12.0)})
+    source = {"df": df}
+    cuts = [(0, 4), (4, 7), (7, 12)]
+    parts = [dask.delayed(lambda a, b: source["df"].iloc[a:b])(a, b) for a, b in cuts]
+    lazy = microagg.dask.microaggregate(dd.from_delayed(parts, meta=df.iloc[:0]), 3,
+                                        strata="region")
+    source["df"] = df.assign(region=df["region"].where(df["region"] != "B", None)).iloc[
+        [0, 1, 2, 3, 7, 8, 9, 10, 11]].reset_index(drop=True)  # (the parts read 4, 3, 2 rows)
+    with pytest.raises(ValueError, match="has no records when computed: the source changed"):
+        lazy.compute()
+
+
 @pytest.mark.parametrize("strata", [[], ()])
 def test_dask_without_strata_says_what_to_call(strata):
     """microagg.dask works within strata; the in-memory function's "leave strata out" does

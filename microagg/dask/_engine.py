@@ -283,7 +283,7 @@ def _released(ddf: Any, plan: Any, units: pd.DataFrame, offsets: list[int], k: i
     return gathered.map_partitions(_protect, k, method=method, params=params, roles=roles,
                                    standardize=standardize, index_name=ddf._meta.index.name,
                                    numbered_from=numbered_from, sizes=sizes, keys=keys,
-                                   meta=out_meta, clear_divisions=True)
+                                   meta=out_meta, clear_divisions=True, partition_info=True)
 
 
 def _check_frame(ddf: Any) -> None:
@@ -345,15 +345,20 @@ def _tag(part: pd.DataFrame, units: pd.DataFrame, strata: list[Any], offsets: li
 
 def _protect(part: pd.DataFrame, k: int, *, method: str, params: dict[str, Any],
              roles: Roles, standardize: bool, index_name: Any, numbered_from: int | None,
-             sizes: list[int], keys: list[Any]) -> pd.DataFrame:
+             sizes: list[int], keys: list[Any], partition_info: dict[str, Any] | None = None
+             ) -> pd.DataFrame:
     """Protect the one unit of a partition, its rows in input order (the task), after
     checking that the unit is the one planned (its size, its columns' roles).
 
     The unit is the one the rows were gathered under (their index), not the partition's
     position: a selection of partitions (``.partitions[i]``, ``tail``) numbers them anew.
-    Every planned unit holds at least k rows, so an empty partition is Dask's metadata
-    pass, or a unit whose rows are all gone from the source."""
+    Every planned unit holds at least k rows, so an empty partition (outside Dask's
+    metadata pass, which gives no ``partition_info``) is a unit the source lost."""
     columns = roles.protect
+    if partition_info is not None and not len(part):
+        raise ValueError("a stratum planned by microagg.dask.microaggregate has no records "
+                         "when computed: the source changed since; call it again on the "
+                         "current data")
     unit = int(part.index[0]) if len(part) else None
     part = part.sort_values(_POS, kind="stable")
     if numbered_from is None:
@@ -362,7 +367,7 @@ def _protect(part: pd.DataFrame, k: int, *, method: str, params: dict[str, Any],
         out = part.drop(columns=[_INDEX]).set_index(_POS)
         out.index += numbered_from
     out.index.name = index_name
-    if unit is None:  # Dask's metadata pass, or a unit the source lost (the plan has each)
+    if unit is None:  # Dask's metadata pass
         return out.astype({c: np.float64 for c in columns})
     _check_unit(out, unit, sizes[unit], k, roles)
     X = as_matrix(protectable(out[columns], columns), name="the protected columns")

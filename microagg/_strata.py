@@ -4,8 +4,8 @@ Agencies protect a national file within *strata* (region, sector, survey wave): 
 stratum is microaggregated on its own, so no group crosses a stratum. Three engines
 use the pieces here and so give the same result: :func:`microagg.microaggregate`
 (``strata=``, one table in memory), the command line (``microagg protect --strata``,
-one stratum in memory at a time) and :func:`microagg.dask.microaggregate` (one task per
-stratum on a Dask cluster).
+one stratum in memory at a time) and :func:`microagg.dask.microaggregate` (each stratum
+whole in one task on a Dask cluster).
 
 * **Strata** are the distinct combinations of the strata columns, in sorted order.
   Strata columns are released as their stratum's key (:func:`under_keys`: unchanged

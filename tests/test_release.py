@@ -108,13 +108,14 @@ def test_dask_task_checks_its_unit_when_it_runs(tmp_path):
         with pytest.raises(ValueError, match="when planned.*source changed"):
             result.compute()
     from microagg._release import decide_roles, profile_frame
-    from microagg.dask._engine import _check_unit
+    from microagg.dask._engine import _check_units
 
     roles = decide_roles(list(df.columns), profile_frame(df), strata=["s"])
     part = df[df["s"] == "a"]
-    _check_unit(part, 0, len(part), 3, roles)
+    planned = {"sizes": [len(part)], "keys": ["a"], "divisions": [0, 1], "k": 3, "roles": roles}
+    _check_units(part, [0], [len(part)], **planned)
     with pytest.raises(ValueError, match="role"):
-        _check_unit(part.assign(x=part["x"].astype(str) + " kg"), 0, len(part), 3, roles)
+        _check_units(part.assign(x=part["x"].astype(str) + " kg"), [0], [len(part)], **planned)
 
 
 def _decorated_income(n: int = 200) -> pd.DataFrame:

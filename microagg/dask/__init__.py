@@ -1,9 +1,10 @@
-"""Microaggregation of a Dask DataFrame, one task per stratum, on any Dask cluster.
+"""Microaggregation of a Dask DataFrame within strata, on any Dask cluster.
 
 :func:`microaggregate` takes a ``dask.dataframe.DataFrame`` and returns one: each
-stratum (with any small strata merged into it) is gathered into one partition and
-protected by one task, exactly as :func:`microagg.microaggregate` protects it in
-memory, so the results are identical. The same code runs on the local threads, a
+stratum (with any small strata merged into it) is gathered whole into one partition
+(small strata share one, a large stratum has its own) and protected by one task,
+exactly as :func:`microagg.microaggregate` protects it in memory, so the results are
+identical. The same code runs on the local threads, a
 ``dask.distributed.LocalCluster`` or a cluster of many machines: whichever
 ``distributed.Client`` is active runs the tasks.
 

@@ -1,4 +1,4 @@
-"""The Dask engine: statistics per partition, a plan, one partition (and task) per unit.
+"""The Dask engine: statistics per partition, a plan, each unit whole in one partition.
 
 1. A pass over the partitions computes each stratum's statistics (records, means, sums
    of squares: :func:`microagg._strata.moments`) and each partition's length (after the
@@ -7,12 +7,13 @@
    (:func:`microagg._strata.plan_strata`): every stratum gets its *unit* (itself, or
    the stratum a small one is merged into), numbered 0..u-1 in stratum order.
 3. Each row is tagged with its unit and its position in the table, and
-   ``set_index(unit, divisions=[0, 1, ..., u])`` gathers each unit into exactly one
-   partition (a shuffle: strata bigger than a partition, or spread over many, are
-   gathered first).
-4. One task per partition restores the input order and the index, checks its unit
-   (its size is the one planned, its columns have the roles decided, so a source that
-   changed after the plan fails clearly) and protects it with
+   ``set_index(unit, divisions=...)`` gathers the units into partitions (a shuffle):
+   consecutive units share one up to about the input's partition size, a larger unit has
+   its own, none is split (:func:`_packed`; a task per small stratum cost more than
+   protecting it).
+4. One task per partition restores the input order and the index, checks its units
+   (all there, each of the planned size, its columns with the roles decided, so a source
+   that changed after the plan fails clearly) and protects each with
    :func:`microagg._strata.protect_block`, as the in-memory engine does; a unit with
    merged small strata is released under its own stratum's key.
 
@@ -23,6 +24,7 @@ first pass; never on a sample.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -126,7 +128,7 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
                    columns: Any = None, standardize: bool = True,
                    small_strata: str = "error", keep: Any = None, keep_rest: bool = False,
                    return_info: bool = False, **params: Any) -> Any:
-    """Microaggregate a Dask DataFrame within strata: one task per stratum.
+    """Microaggregate a Dask DataFrame within strata, each stratum whole in one task.
 
     Book: :ref:`sec-scale-dask`.
 
@@ -166,8 +168,10 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
     Returns
     -------
     dask.dataframe.DataFrame, or (dask.dataframe.DataFrame, ReleasePlan)
-        Lazy: one partition per unit (a stratum, with small strata merged into it) in
-        sorted stratum order, rows in input order with their index; protected columns
+        Lazy: each unit (a stratum, with small strata merged into it) whole in one
+        partition, in sorted stratum order; consecutive small units share a partition of
+        about the input's partition size, a larger one has its own. Rows within a unit are
+        in input order, with their index; protected columns
         are float64. An index that only numbered the rows (each partition from 0, as
         ``read_csv`` and ``read_parquet`` make it) numbers them over the whole input, so
         ``.compute().sort_index()`` is the in-memory release of the input in order.
@@ -190,7 +194,7 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
     -----
     This call reads the input twice (the columns' profiles, then the strata statistics);
     the protection reads it once more when the result is computed, after a shuffle that
-    gathers each unit into one partition. For an input that is costly to read (CSV, a
+    gathers each unit whole into one partition. For an input that is costly to read (CSV, a
     remote store), ``ddf = ddf.persist()`` first reads it once. The release's index holds
     the input's labels (or row numbers), with unknown divisions: ``.loc`` and joins by
     index look at every partition. An input read from several files numbers each file's
@@ -221,8 +225,8 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
     """
     _check_frame(ddf)
     if not isinstance(strata, str | bytes) and isinstance(strata, Iterable) and not list(strata):
-        raise ValueError("strata is empty: microagg.dask protects within strata, one task per "
-                         "stratum; name at least one column, or for a table without strata "
+        raise ValueError("strata is empty: microagg.dask protects within strata, each stratum "
+                         "in one task; name at least one column, or for a table without strata "
                          "call microagg.microaggregate on ddf.compute()")
     check_release_k(k)  # (these checks before the pass over the data)
     check_flags(standardize=standardize, keep_rest=keep_rest, return_info=return_info)
@@ -265,7 +269,8 @@ def _profiles(part: pd.DataFrame) -> tuple[list[ColumnProfile], IndexProfile]:
 def _released(ddf: Any, plan: Any, units: pd.DataFrame, offsets: list[int], k: int, *,
               method: str, params: dict[str, Any], roles: Roles, standardize: bool,
               numbered_from: int | None) -> Any:
-    """The lazy release: rows tagged with their unit, gathered, one task per unit.
+    """The lazy release: rows tagged with their unit, gathered into partitions of whole
+    units (:func:`_packed`), one task per partition.
     ``numbered_from``: the input's index only numbers its rows, from 0 or 1
     (:meth:`~microagg._release.IndexProfile.numbered_from`): the release's index numbers
     them over the whole input (``None``: the release keeps the input's index)."""
@@ -274,16 +279,36 @@ def _released(ddf: Any, plan: Any, units: pd.DataFrame, offsets: list[int], k: i
                                _UNIT: np.int64(0)})
     tagged = ddf.map_partitions(_tag, units, strata, offsets, meta=meta,
                                 partition_info=True)
-    gathered = tagged.set_index(_UNIT, divisions=list(range(len(plan.units) + 1)))
-    out_meta = ddf._meta.astype({c: np.float64 for c in columns})
     sizes = [int(plan.sizes[u].sum()) for u in plan.units]
+    divisions = _packed(sizes, -(-sum(sizes) // ddf.npartitions))  # (the input's size)
+    gathered = tagged.set_index(_UNIT, divisions=divisions)
+    out_meta = ddf._meta.astype({c: np.float64 for c in columns})
     keys = [plan.keys[u[0]] for u in plan.units]
     # (the release is indexed by the input's labels or row numbers, not by unit: its
     # partitions' index ranges are unknown, so that .loc and joins look at every row)
     return gathered.map_partitions(_protect, k, method=method, params=params, roles=roles,
                                    standardize=standardize, index_name=ddf._meta.index.name,
                                    numbered_from=numbered_from, sizes=sizes, keys=keys,
-                                   meta=out_meta, clear_divisions=True, partition_info=True)
+                                   divisions=divisions, meta=out_meta, clear_divisions=True,
+                                   partition_info=True)
+
+
+def _packed(sizes: list[int], rows: int) -> list[int]:
+    """Divisions that cut the units 0..u-1 (of ``sizes`` records) into consecutive runs of
+    about ``rows`` records: a unit is never split, one larger than ``rows`` has a partition
+    of its own, and many small strata share one (a task each would cost more than
+    protecting them).
+
+    >>> _packed([5, 5, 5, 20, 5], 10)
+    [0, 2, 3, 4, 5]
+    """
+    divisions, filled = [0], 0
+    for unit, size in enumerate(sizes):
+        if filled and filled + size > rows:
+            divisions.append(unit)
+            filled = 0
+        filled += size
+    return [*divisions, len(sizes)]
 
 
 def _check_frame(ddf: Any) -> None:
@@ -345,57 +370,72 @@ def _tag(part: pd.DataFrame, units: pd.DataFrame, strata: list[Any], offsets: li
 
 def _protect(part: pd.DataFrame, k: int, *, method: str, params: dict[str, Any],
              roles: Roles, standardize: bool, index_name: Any, numbered_from: int | None,
-             sizes: list[int], keys: list[Any], partition_info: dict[str, Any] | None = None
-             ) -> pd.DataFrame:
-    """Protect the one unit of a partition, its rows in input order (the task), after
-    checking that the unit is the one planned (its size, its columns' roles).
+             sizes: list[int], keys: list[Any], divisions: list[int],
+             partition_info: dict[str, Any] | None = None) -> pd.DataFrame:
+    """Protect each unit of a partition (the task), unit after unit, each unit's rows in
+    input order, after checking that the units are the ones planned (all there, each of its
+    planned size, the columns with the roles decided).
 
-    The unit is the one the rows were gathered under (their index), not the partition's
-    position: a selection of partitions (``.partitions[i]``, ``tail``) numbers them anew.
-    Every planned unit holds at least k rows, so an empty partition (outside Dask's
-    metadata pass, which gives no ``partition_info``) is a unit the source lost."""
+    The units are the ones the rows were gathered under (their index), not those at the
+    partition's position: a selection of partitions (``.partitions[i]``, ``tail``) numbers
+    them anew. Every planned unit holds at least k rows, so a unit without rows (outside
+    Dask's metadata pass, which gives no ``partition_info``) is one the source lost."""
     columns = roles.protect
     if partition_info is not None and not len(part):
         raise ValueError("a stratum planned by microagg.dask.microaggregate has no records "
                          "when computed: the source changed since; call it again on the "
                          "current data")
-    unit = int(part.index[0]) if len(part) else None
-    part = part.sort_values(_POS, kind="stable")
+    units = part.index.to_numpy(dtype=np.int64)
+    order = np.lexsort((part[_POS].to_numpy(), units))
+    part, units = part.iloc[order], units[order]
     if numbered_from is None:
         out = part.set_index(_INDEX).drop(columns=[_POS])
     else:  # (each partition read from a file numbers its rows from 0: over the whole input)
         out = part.drop(columns=[_INDEX]).set_index(_POS)
         out.index += numbered_from
     out.index.name = index_name
-    if unit is None:  # Dask's metadata pass
+    if not len(out):  # Dask's metadata pass
         return out.astype({c: np.float64 for c in columns})
-    _check_unit(out, unit, sizes[unit], k, roles)
+    present, starts, counts = np.unique(units, return_index=True, return_counts=True)
+    _check_units(out, present.tolist(), counts.tolist(), sizes, keys, divisions, k, roles)
     X = as_matrix(protectable(out[columns], columns), name="the protected columns")
-    res = protect_block(X, k, get_method(method).function, params,
-                        standardize=standardize, names=columns)
-    out[columns] = res.released
-    values = keys[unit] if len(roles.strata) > 1 else (keys[unit],)
-    key = pd.DataFrame({j: pd.Series([v]).repeat(len(out)).reset_index(drop=True)
-                        for j, v in enumerate(values)})
-    out[roles.strata] = under_keys(out[roles.strata], key)  # (every row under the unit's key)
+    released = np.empty(X.shape)
+    function = get_method(method).function
+    for start, count in zip(starts.tolist(), counts.tolist(), strict=True):
+        rows = slice(start, start + count)
+        released[rows] = protect_block(X[rows], k, function, params, standardize=standardize,
+                                       names=columns).released
+    out[columns] = released
+    values = [keys[u] if len(roles.strata) > 1 else (keys[u],) for u in present.tolist()]
+    key = pd.DataFrame({j: pd.Series([v[j] for v in values]).repeat(counts)
+                        .reset_index(drop=True) for j in range(len(roles.strata))})
+    out[roles.strata] = under_keys(out[roles.strata], key)  # (every row under its unit's key)
     return out
 
 
-def _check_unit(out: pd.DataFrame, unit: int, size: int, k: int, roles: Roles) -> None:
-    """The task's own check: the unit has the planned size (at least k) and every column
-    the role decided on the whole frame."""
-    if len(out) != size or len(out) < k:
-        found = out[roles.strata].drop_duplicates().head(3).to_dict("records")
-        raise ValueError(f"unit {unit} (strata {found}) has {len(out)} records when computed "
-                         f"but {size} when planned (k={k}): "
-                         "the source changed after microagg.dask.microaggregate was called; "
-                         "call it again on the current data")
+def _check_units(out: pd.DataFrame, present: list[int], counts: list[int], sizes: list[int],
+                 keys: list[Any], divisions: list[int], k: int, roles: Roles) -> None:
+    """The task's own check: the partition holds every unit planned for it, each of the
+    planned size (at least k), and every column has the role decided on the whole frame."""
+    at = bisect.bisect_right(divisions, present[0]) - 1
+    planned = range(divisions[at], divisions[min(at + 1, len(divisions) - 1)])
+    lost = sorted(set(planned) - set(present))
+    if lost:
+        raise ValueError(f"stratum {keys[lost[0]]!r} planned by microagg.dask.microaggregate "
+                         "has no records when computed: the source changed since; call it "
+                         "again on the current data")
+    for unit, count in zip(present, counts, strict=True):
+        if count != sizes[unit] or count < k:
+            raise ValueError(f"unit {unit} (stratum {keys[unit]!r}) has {count} records when "
+                             f"computed but {sizes[unit]} when planned (k={k}): the source "
+                             "changed after microagg.dask.microaggregate was called; call it "
+                             "again on the current data")
     names = list(out.columns)
     profiles = dict(zip(names, profile_frame(out), strict=True))
     bad = [c for c in roles.protect if not profiles[c].plain_numbers]
     bad += [c for c in roles.passed if profiles[c].numeric_like and not roles.keep_rest]
     if bad:
-        raise ValueError(f"column(s) {bad} of unit {unit} do not have the role decided when "
-                         "microagg.dask.microaggregate was called (protected columns must be "
-                         "numbers, passed-through ones hold no digit): the source changed "
-                         "since; call it again on the current data")
+        raise ValueError(f"column(s) {bad} of units {present[0]}..{present[-1]} do not have "
+                         "the role decided when microagg.dask.microaggregate was called "
+                         "(protected columns must be numbers, passed-through ones hold no "
+                         "digit): the source changed since; call it again on the current data")

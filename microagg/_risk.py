@@ -78,7 +78,7 @@ def _pair(original: Any, protected: Any, standardize: bool) -> tuple[np.ndarray,
     here is unchanged by it.
     """
     X = as_matrix(original, "original")
-    P = as_matrix(protected, "protected")
+    P = as_matrix(_lined_up(original, protected), "protected")
     if P.shape != X.shape:
         raise ValueError(
             f"original has shape {X.shape} but protected has shape {P.shape}; "
@@ -88,6 +88,41 @@ def _pair(original: Any, protected: Any, standardize: bool) -> tuple[np.ndarray,
     if np.any(e):
         X, P = np.ldexp(X, e), np.ldexp(P, e)
     return _standardize_pair(X, P) if standardize else (X, P)
+
+
+def _lined_up(original: Any, protected: Any) -> Any:
+    """``protected`` with its columns and rows in ``original``'s order, when both are
+    DataFrames (by label: the measures compare row ``i`` with row ``i``); anything else as
+    given. Labels that cannot be matched one to one are an error, not a guess.
+
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"a": [1.0, 2.0], "b": [3.0, 4.0]}, index=[10, 20])
+    >>> _lined_up(X, X.loc[[20, 10], ["b", "a"]]).equals(X)
+    True
+    """
+    if not all(hasattr(d, "columns") and hasattr(d, "index") for d in (original, protected)):
+        return protected
+    fix = "; or pass arrays (.to_numpy()) to compare row i with row i, column j with column j"
+    columns, index = original.columns, original.index
+    if not protected.columns.equals(columns):
+        if not (columns.is_unique and protected.columns.is_unique
+                and set(columns) == set(protected.columns)):
+            missing = [c for c in columns if c not in set(protected.columns)]
+            extra = [c for c in protected.columns if c not in set(columns)]
+            raise ValueError(f"original and protected have different columns (only in "
+                             f"original: {missing}, only in protected: {extra}); select the "
+                             f"same columns in both{fix}")
+        protected = protected[list(columns)]
+    if not protected.index.equals(index):
+        if not (index.is_unique and protected.index.is_unique
+                and len(index) == len(protected.index)
+                and index.isin(protected.index).all()):
+            raise ValueError("original and protected have different row labels (index), so "
+                             "their rows cannot be matched: give the release the original's "
+                             "labels (e.g. protected.index = original.index, if its rows are "
+                             f"in the original's order){fix}")
+        protected = protected.loc[index]
+    return protected
 
 
 def _standardize_pair(X: np.ndarray, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -124,7 +159,8 @@ def distance_linkage_disclosure(original: Any, protected: Any, *,
     Parameters
     ----------
     original, protected : array_like, shape (n, p)
-        Row ``i`` of ``protected`` is the released version of row ``i`` of ``original``.
+        Row ``i`` of ``protected`` is the released version of row ``i`` of ``original``
+        (two DataFrames are matched by column and row labels, in ``original``'s order).
     standardize : bool, default True
         Measure distances on attributes standardised with the original's mean and
         population standard deviation (as GOMM does).
@@ -185,6 +221,8 @@ def interval_disclosure(original: Any, protected: Any, *, width: float = 0.10,
     Parameters
     ----------
     original, protected : array_like, shape (n, p)
+        The original records and their release, row for row (two DataFrames are matched
+        by column and row labels, in ``original``'s order).
     width : float, default 0.10
         Relative half-width :math:`w` of the interval, ``> 0``.
     standardize : bool, default True
@@ -238,7 +276,8 @@ def disclosure_risk(original: Any, protected: Any, *, standardize: bool = True) 
     Parameters
     ----------
     original, protected : array_like, shape (n, p)
-        The original records and their release, row for row.
+        The original records and their release, row for row (two DataFrames are matched
+        by column and row labels, in ``original``'s order).
     standardize : bool, default True
         Measure on attributes standardised with the original's mean and population
         standard deviation, as :func:`interval_disclosure` does.
@@ -316,7 +355,8 @@ def score_breakdown(original: Any, protected: Any, *, standardize: bool = True,
     Parameters
     ----------
     original, protected : array_like, shape (n, p)
-        The original records and their release, row for row.
+        The original records and their release, row for row (two DataFrames are matched
+        by column and row labels, in ``original``'s order).
     standardize : bool, default True
         Measure on attributes standardised with the original's mean and population
         standard deviation, as :func:`interval_disclosure` does.
@@ -349,7 +389,8 @@ def score(original: Any, protected: Any, *, standardize: bool = True) -> float:
     Parameters
     ----------
     original, protected : array_like, shape (n, p)
-        The original records and their release, row for row.
+        The original records and their release, row for row (two DataFrames are matched
+        by column and row labels, in ``original``'s order).
     standardize : bool, default True
         Measure on attributes standardised with the original's mean and population
         standard deviation, as :func:`interval_disclosure` does.

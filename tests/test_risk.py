@@ -303,3 +303,39 @@ def test_grouped_dld_with_as_many_attributes_as_axes_or_more(p):
             got = microagg.score_grouping(X, grouping, k).dld
             want = score_breakdown(X, microagg.multivariate(X, grouping, k)).dld
             assert got == pytest.approx(want, abs=1e-9), (grouping, k)
+
+
+def _frames():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(7)
+    X = pd.DataFrame(rng.normal(size=(60, 3)), columns=["a", "b", "c"],
+                     index=rng.permutation(60) + 100)
+    P = pd.DataFrame(microagg.aggregate(X.to_numpy(), microagg.mdav(X.to_numpy(), 3)),
+                     columns=X.columns, index=X.index)
+    return X, P
+
+
+@pytest.mark.parametrize("measure", [microagg.distance_linkage_disclosure,
+                                     microagg.interval_disclosure, microagg.disclosure_risk,
+                                     microagg.score])
+def test_frames_are_matched_by_label_not_position(measure):
+    """Issue (a practitioner's review): the release with its columns in another order, or
+    its rows shuffled, gave IL 280 % and DLD 0.65 % (against 1.2 and 30) without a word."""
+    X, P = _frames()
+    expected = measure(X.to_numpy(), P.to_numpy())
+    assert measure(X, P[["c", "a", "b"]]) == expected
+    assert measure(X, P.sample(frac=1, random_state=1)) == expected
+    assert measure(X, P.iloc[::-1][["b", "c", "a"]]) == expected
+
+
+@pytest.mark.parametrize("change, match", [
+    (lambda P: P.rename(columns={"c": "d"}), r"only in original: \['c'\], only in "
+                                             r"protected: \['d'\]"),
+    (lambda P: P.reset_index(drop=True), "different row labels"),
+    (lambda P: P.set_axis([*P.index[:-1], P.index[0]]), "different row labels"),
+])
+def test_frames_whose_labels_do_not_match_are_an_error(change, match):
+    X, P = _frames()
+    with pytest.raises(ValueError, match=match):
+        microagg.score_breakdown(X, change(P))
+    microagg.score_breakdown(X.to_numpy(), change(P).to_numpy())  # arrays: by position

@@ -105,8 +105,11 @@ def print_roles(roles: Roles, err: Any) -> None:
           f"{', '.join(map(str, roles.protect))}", file=err)
     if roles.keep:
         print(f"microagg: kept unchanged: {', '.join(map(str, roles.keep))}", file=err)
-    passed = [*roles.strata, *roles.passed]
-    print(f"microagg: passed through unchanged: {', '.join(map(str, passed)) or 'none'}",
+    if roles.strata:
+        print(f"microagg: strata, released as their unit's key (a merged small stratum's "
+              f"rows under the key of the stratum it joined): "
+              f"{', '.join(map(str, roles.strata))}", file=err)
+    print(f"microagg: passed through unchanged: {', '.join(map(str, roles.passed)) or 'none'}",
           file=err)
     for note in roles.notes:
         print(f"microagg: note: {note}", file=err)
@@ -361,7 +364,8 @@ def _report(args: argparse.Namespace, settings: StreamSettings, roles: Roles,
           f"{plan.sizes.min()}..{plan.sizes.max()}), {len(plan.merged)} merged, protected "
           "as units in stratum order; the output is grouped by unit (a stratum with the "
           "small strata merged into it, released under its key), rows of a unit in input "
-          "order", file=err)
+          "order: to compare it with the input row by row, read both indexed by an "
+          "identifier column", file=err)
     for line in merge_lines(plan, settings.strata):
         print(f"microagg: {line}", file=err)
     ils = [s.information_loss for s in summaries]

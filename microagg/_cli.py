@@ -186,7 +186,7 @@ def _protect_in_memory(args: argparse.Namespace, source: Path | None, out: Path 
         write_table(protected, out, sys.stdout, fmts[1], force=args.force, check=check,
                     types=read.arrow_schema, changed=roles.protect, dialect=dialect,
                     blank=read.blank)
-    print_roles(roles, sys.stderr)
+    print_roles(roles, sys.stderr, fmts)
     print(f"{args.method}, k={args.k}: {info.n_groups} groups, sizes "
           f"{info.group_sizes.min()}..{info.group_sizes.max()}, "
           f"IL = {info.information_loss:.4f}% (SSE {info.sse:.4f} / SST {info.sst:.4f})",

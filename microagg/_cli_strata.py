@@ -99,8 +99,9 @@ def release_options(args: argparse.Namespace, csv_files: Sequence[Path | None]
                          dialect=csv_dialect(args, csv_files))
 
 
-def print_roles(roles: Roles, err: Any) -> None:
-    """The columns protected, kept and passed through, and the notes, on ``err``."""
+def print_roles(roles: Roles, err: Any, fmts: tuple[str, str] = ("csv", "csv")) -> None:
+    """The columns protected, kept and passed through, and the notes, on ``err``; from
+    CSV to Parquet (``fmts``), that the unprotected columns are stored as text."""
     print(f"microagg: protected {len(roles.protect)} column(s): "
           f"{', '.join(map(str, roles.protect))}", file=err)
     if roles.keep:
@@ -113,6 +114,12 @@ def print_roles(roles: Roles, err: Any) -> None:
           file=err)
     for note in roles.notes:
         print(f"microagg: note: {note}", file=err)
+    text = [*roles.keep, *roles.strata, *roles.passed]
+    if fmts == ("csv", "parquet") and text:
+        print(f"microagg: note: the Parquet output stores the columns not protected as text, "
+              f"exactly as the CSV wrote them ({', '.join(map(str, text[:5]))}"
+              f"{', ...' if len(text) > 5 else ''}); where a number is needed, convert after "
+              "reading (pandas: pd.to_numeric)", file=err)
 
 
 def add_options(m: argparse.ArgumentParser) -> None:
@@ -214,7 +221,7 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
         with stages(args.progress, ("auditing",)):
             check_release(source, tmp, args.k, roles, fmts, choice.dialect,
                           progress=shows_progress(args.progress))
-    _report(args, settings, roles, report)
+    _report(args, settings, roles, report, fmts)
     return 0
 
 
@@ -356,10 +363,10 @@ def stages(flag: bool | None, names: tuple[str, ...]) -> Iterator[Callable[..., 
 
 
 def _report(args: argparse.Namespace, settings: StreamSettings, roles: Roles,
-            report: dict[str, Any]) -> None:
+            report: dict[str, Any], fmts: tuple[str, str]) -> None:
     err = sys.stderr
     plan, summaries = report["plan"], report["summaries"]
-    print_roles(roles, err)
+    print_roles(roles, err, fmts)
     print(f"microagg: {len(plan.keys)} strata by {', '.join(settings.strata)} (sizes "
           f"{plan.sizes.min()}..{plan.sizes.max()}), {len(plan.merged)} merged, protected "
           "as units in stratum order; the output is grouped by unit (a stratum with the "

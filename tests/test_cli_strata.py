@@ -451,3 +451,20 @@ def test_read_errors_name_the_file_and_its_role(tmp_path, capsys):
                  ["audit", tmp_path / "in.csv", tmp_path / "bad.parquet", "-k", "3"]):
         rc, _, err = run(args, capsys)
         assert "bad.parquet: not a Parquet file, or a damaged one" in one_line_error(rc, err)
+
+
+@pytest.mark.parametrize("strata", [[], ["--strata", "s"]])
+def test_csv_to_parquet_says_the_unprotected_columns_are_text(tmp_path, capsys, strata):
+    """A practitioner's review: a weight column kept from a CSV came back from the Parquet
+    output as text ('26.0' + '79.5' concatenated in a sum), with no word of it."""
+    pytest.importorskip("pyarrow")
+    src, out = tmp_path / "in.csv", tmp_path / "out.parquet"
+    src.write_text("s,weight,x,y\na,1.5,1,2\na,2.5,3,4\na,3.5,5,6\nb,1.0,7,8\nb,2,9,1\nb,3,2,2\n")
+    rc, _, err = run(["protect", src, "-k", "3", "--columns", "x,y", "--keep", "weight",
+                      *strata, "-o", out], capsys)
+    assert rc == 0, err
+    assert "stores the columns not protected as text" in err and "weight" in err
+    assert pd.read_parquet(out)["weight"].tolist() == ["1.5", "2.5", "3.5", "1.0", "2", "3"]
+    rc, _, err = run(["protect", src, "-k", "3", "--columns", "x,y", "--keep", "weight",
+                      *strata, "-o", tmp_path / "out.csv"], capsys)
+    assert rc == 0 and "as text" not in err, err

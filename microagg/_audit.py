@@ -44,7 +44,7 @@ from ._release import (
     text_to_numbers,
 )
 from ._stream import arrow_frame, file_format, require_pyarrow, stored_index
-from ._validate import column_labels, number_objects
+from ._validate import check_flags, column_labels, number_objects
 
 __all__ = ["ReleaseAudit", "audit", "table_batches", "check_release"]
 
@@ -117,7 +117,8 @@ def table_batches(table: Any, fmt: str | None = None, rows: int = 65_536,
 
 
 def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: Any = None,
-          keep: Any = None, formats: tuple[str | None, str | None] = (None, None),
+          keep: Any = None, keep_rest: bool = False,
+          formats: tuple[str | None, str | None] = (None, None),
           delimiter: str | None = None, decimal: str = CsvDialect.decimal,
           progress: bool = False) -> ReleaseAudit:
     """Check a released table against its input: a second pair of eyes on any release.
@@ -158,6 +159,10 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
         purpose (and, unless named in ``columns``, a first column that is a row index, as
         :func:`microagg.microaggregate` keeps it, and a Parquet file's stored index that
         counts the rows).
+    keep_rest : bool, default False
+        With ``columns``: every other column but the strata was released unchanged on
+        purpose (as ``keep_rest=True`` in :func:`microagg.microaggregate` and ``microagg
+        protect --keep-rest`` release it); ``microagg audit --keep-rest``.
     formats : (str or None, str or None)
         Formats of the two files, ``"csv"`` or ``"parquet"``, where their names do not
         tell (default: Parquet for .parquet, .pq, .parq, else CSV).
@@ -187,6 +192,10 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
     (False, 'k-anonymity')
     """
     k = check_release_k(k)
+    check_flags(keep_rest=keep_rest)
+    if keep_rest and columns is None:
+        raise ValueError("keep_rest=True keeps every column that is not protected: name the "
+                         "protected ones with columns= (--columns on the command line)")
     for name, table in (("original", original), ("released", released)):
         if not isinstance(table, (pd.DataFrame, str, PathLike)):
             raise TypeError(f"{name} must be a pandas DataFrame or the path of a CSV or "
@@ -198,7 +207,7 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
         if isinstance(f, (str, Path)) and file_format(f, fmt) == "csv"])
     with counter("audit", enabled=progress) as bar:
         return _audit(original, released, k, _Reader(dialect, bar), strata=strata,
-                      columns=columns, keep=keep, formats=formats)
+                      columns=columns, keep=keep, keep_rest=keep_rest, formats=formats)
 
 
 @dataclass
@@ -222,7 +231,8 @@ class _Reader:
 
 
 def _audit(original: Any, released: Any, k: int, reader: _Reader, *, strata: Any,
-           columns: Any, keep: Any, formats: tuple[str | None, str | None]) -> ReleaseAudit:
+           columns: Any, keep: Any, keep_rest: bool,
+           formats: tuple[str | None, str | None]) -> ReleaseAudit:
     """:func:`audit` once its arguments are checked."""
     fin, fout = formats
     dialect = reader.dialect
@@ -238,6 +248,8 @@ def _audit(original: Any, released: Any, k: int, reader: _Reader, *, strata: Any
     kept, kept_index = split_keep(keep, names, out_index)
     kept = kept or []
     named = None if columns is None else column_labels(columns, names, "columns")
+    if keep_rest and named is not None:  # (as protect --keep-rest releases them)
+        kept += [c for c in names if c not in named and c not in strata_cols and c not in kept]
     notes = []
     index = row_index(names, prof, [c for c in names if c not in strata_cols + kept])
     if index is not None and (named is None or index not in named):  # as microaggregate

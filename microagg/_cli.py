@@ -202,8 +202,8 @@ def _audit(args: argparse.Namespace) -> int:
     dialect = csv_dialect(args, [f for f, fmt in zip(files, fmts, strict=True) if fmt == "csv"])
     result = audit(files[0], files[1], args.k, strata=list_arg(args.strata, "--strata"),
                    columns=columns_arg(args.columns), keep=list_arg(args.keep, "--keep"),
-                   formats=fmts, delimiter=dialect.delimiter, decimal=dialect.decimal,
-                   progress=shows_progress(args.progress))
+                   keep_rest=args.keep_rest, formats=fmts, delimiter=dialect.delimiter,
+                   decimal=dialect.decimal, progress=shows_progress(args.progress))
 
     def listed(cols: list) -> str:
         return ", ".join(map(str, cols)) or "none"
@@ -283,6 +283,9 @@ def _audit_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     a.add_argument("--columns", help="the protected columns (default: every input column "
                    "that is numeric or looks numeric, except strata and kept columns)")
     a.add_argument("--keep", metavar="COL[,COL]", help="columns released unchanged on purpose")
+    a.add_argument("--keep-rest", action="store_true",
+                   help="with --columns: every other column (not a stratum) was released "
+                   "unchanged on purpose, as protect --keep-rest releases it")
     a.add_argument("--format", choices=["csv", "parquet"], default=None,
                    help="format of both files (default: from their names)")
     a.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,

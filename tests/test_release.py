@@ -1070,6 +1070,27 @@ def test_audit_cli_on_any_tool_s_files(tmp_path, capsys):
     assert rc == 2 and len(lines) == 1 and "k-anonymity" in lines[0]
 
 
+def test_a_keep_rest_release_passes_the_audit_with_keep_rest(tmp_path, capsys):
+    """A practitioner's review: protect --keep-rest passed its own audit, but microagg
+    audit on the same files failed it ("raw column"), having no --keep-rest."""
+    df = _numbers(30).assign(person=np.arange(30) * 7 + 100001, weight=np.arange(30) % 4 + 1.5)
+    src, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    df.to_csv(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", "--columns", "x", "--keep-rest", "-o", out],
+                     capsys)
+    assert rc == 0, err
+    args = ["audit", src, out, "-k", "3", "--columns", "x"]
+    rc, _, err = run(args, capsys)
+    assert rc == 2 and "raw column" in err  # (the other numbers, released raw)
+    rc, _, err = run([*args, "--keep-rest"], capsys)
+    assert rc == 0 and "passes the audit" in err and "person" in err, err
+    result = ma.audit(df, pd.read_csv(out), 3, columns=["x"], keep_rest=True)
+    assert result.passed and "weight" in result.kept
+    assert not ma.audit(df, df, 3, columns=["x"], keep_rest=True).passed  # x raw: k-anonymity
+    with pytest.raises(ValueError, match="name the protected ones with columns="):
+        ma.audit(df, df, 3, keep_rest=True)
+
+
 def test_audit_cli_given_a_folder_of_parquet_parts_says_how(tmp_path, capsys):
     """Dask's to_parquet writes a folder of parts, which the command does not read: its
     error says how to audit one."""

@@ -154,6 +154,12 @@ class ColumnProfile:
         return (self.kind == "number" and self.rows > 1 and self.missing == 0
                 and self.first == start and self.last == start + self.rows - 1 and self.steps)
 
+    def counts_on(self) -> bool:
+        """True if the column holds ``a``, ``a + 1``, ..., ``a + n - 1`` in order (n > 2),
+        as a record identifier often does."""
+        return (self.first is not None and self.rows > 2 and self.steps
+                and float(self.first).is_integer() and self.counts_from(self.first))
+
     def numbers_rows(self, unnamed: bool) -> bool:
         """Whether the column numbers the rows: 0..n-1, or with no name (an empty header,
         an unnamed index) also 1..n, as R's ``write.csv`` writes its row names."""
@@ -558,6 +564,7 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
         protect = [c for c in rest if prof[c].kind == "number"]
         if not protect:
             raise nothing_to_protect(names, prof, index=index)
+        notes += [_identifier_note(c, prof[c]) for c in protect if prof[c].counts_on()]
     else:
         protect = named
         for c in protect:
@@ -581,6 +588,14 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
     notes += [_dates_note(c) for c in passed if prof[c].dates_only]
     return Roles(protect=list(protect), strata=strata, keep=kept, passed=passed, notes=notes,
                  keep_rest=keep_rest)
+
+
+def _identifier_note(column: Any, profile: ColumnProfile) -> str:
+    """The note on a column protected by default that counts the records, one step a row."""
+    return (f"{column!r} counts {profile.first:.0f}..{profile.last:.0f}, one more each row, "
+            "as a record identifier does: it was protected with the other numeric columns; "
+            "an identifier is dropped before release, not microaggregated (name the columns "
+            "to protect: columns=[...], --columns)")
 
 
 def _dates_note(column: Any) -> str:

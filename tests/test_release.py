@@ -1464,3 +1464,23 @@ def test_an_empty_header_cell_stays_empty(tmp_path, capsys, monkeypatch, extra):
     assert rc == 0 and "'Unnamed: 0' looks like a row index" in err, err
     assert out.read_text().splitlines()[0] == ",s,x,y"
     assert ma.audit(src, out, 3, strata="s" if extra == STRATA else None).passed
+
+
+@pytest.mark.parametrize("extra", [[], STRATA])
+def test_a_column_counting_the_records_protected_by_default_gets_a_note(tmp_path, capsys,
+                                                                         extra):
+    """A practitioner's review: a person number 100001, 100002, ... was microaggregated with
+    the other numbers by default (1,080 identifiers became 343 averages) without a word."""
+    df = _numbers(30).assign(person=np.arange(100001, 100031))
+    src = tmp_path / "in.csv"
+    df.to_csv(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", tmp_path / "o.csv", *extra], capsys)
+    assert rc == 0, err
+    notes = [line for line in err.splitlines() if line.startswith("microagg: note:")]
+    assert len(notes) == 1 and "'person' counts 100001..100030" in notes[0], notes
+    _, info = ma.microaggregate(df, 3, strata="s" if extra else None, return_info=True)
+    assert [n.split(",")[0] for n in info.notes] == ["'person' counts 100001..100030"]
+    _, info = ma.microaggregate(df, 3, columns=["x", "y"], keep="person", return_info=True)
+    assert info.notes == []  # (named: no note)
+    _, info = ma.microaggregate(df.assign(person=df["person"] * 3), 3, return_info=True)
+    assert info.notes == []  # (not one step a row)

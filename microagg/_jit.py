@@ -32,7 +32,7 @@ _numba: ModuleType | None
 try:  # pragma: no cover - depends on the environment
     if os.environ.get("MICROAGG_DISABLE_NUMBA") == "1":
         raise ImportError
-    import numba as _numba
+    import numba as _numba  # type: ignore[no-redef,unused-ignore]
 
     HAVE_NUMBA = os.environ.get("NUMBA_DISABLE_JIT", "0") != "1"
 except ImportError:  # pragma: no cover

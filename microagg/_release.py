@@ -158,7 +158,7 @@ class ColumnProfile:
         """True if the column holds ``a``, ``a + 1``, ..., ``a + n - 1`` in order (n > 2),
         as a record identifier often does."""
         return (self.first is not None and self.rows > 2 and self.steps
-                and float(self.first).is_integer() and self.counts_from(self.first))
+                and float(self.first).is_integer() and self.counts_from(int(self.first)))
 
     def numbers_rows(self, unnamed: bool) -> bool:
         """Whether the column numbers the rows: 0..n-1, or with no name (an empty header,

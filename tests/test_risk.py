@@ -284,7 +284,8 @@ def test_row_projections_sum_the_groups_in_order(r, G, m, seed):
     for g, s in enumerate(slots):
         want += projections[s][V[:, g]]
     arena = _arena_with(projections)
-    for f in (_risk_kernels._row_projections, _risk_kernels._row_projections.py_func):
+    kernel = _risk_kernels._row_projections
+    for f in (kernel, getattr(kernel, "py_func", kernel)):  # (compiled and plain, with numba)
         got = f(arena, slots, V, r)
         assert got.tobytes() == want.tobytes()
 

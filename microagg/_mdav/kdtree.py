@@ -214,7 +214,7 @@ def _boxes_gap(edges, cbox, node, gbox, p):  # type: ignore[no-untyped-def]
     s = 0.0
     for j in range(p):
         lo = edges[j, cbox[node, j]]
-        hi = edges[j, cbox[node, p + j] + 1]
+        hi = edges[j, int(cbox[node, p + j]) + 1]  # (uint8: 255 + 1 wraps without numba)
         t = max(max(lo - gbox[p + j], gbox[j] - hi), 0.0)
         s += t * t
     return s

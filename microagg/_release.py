@@ -67,19 +67,21 @@ RESERVED = ("__microagg_row__", "__microagg_pos__", "__microagg_unit__", "__micr
 CURRENCY = ("$\u00a2-\u00a5\u058f\u060b\u07fe\u07ff\u09f2\u09f3\u09fb\u0af1\u0bf9\u0e3f"
             "\u17db\u20a0-\u20c0\ua838\ufdfc\ufe69\uff04\uffe0\uffe1\uffe5\uffe6")
 #: Characters that make a number text: thousands separators (comma, blank, apostrophes),
-#: currency signs, percent, blanks.
-DECORATION = rf"[\s,%_'\u2019\u02bc{CURRENCY}]"
+#: currency signs, percent, blanks. (These patterns hold the signs themselves, not ``\u``
+#: escapes: pandas hands them to pyarrow's RE2, which older pyarrow versions read without
+#: ``\u``.)
+DECORATION = f"[\\s,%_'\u2019\u02bc{CURRENCY}]"
 #: A currency code or abbreviation before or after a number (``CHF 12``, ``12 EUR``,
 #: ``Rs. 100``, ``50 kr``).
-_MONEY = r"(?:[A-Z]{3}|Rs|kr|Kr|Fr|z\u0142|K\u010d|Ft|lei|RM|Rp)\.?"
+_MONEY = "(?:[A-Z]{3}|Rs|kr|Kr|Fr|z\u0142|K\u010d|Ft|lei|RM|Rp)\\.?"
 MONEY_WORD = rf"^\s*{_MONEY}(?=[\s\d+\-.])|(?<=[\d\s]){_MONEY}\s*$"
 #: What every value holding a number has: a digit (of any script), or an infinity.
 _MAYBE = r"\d|(?i:inf)"
 #: A digit of any script, or a number written as one sign: superscripts and subscripts
 #: (``²``, ``₃``), fractions (``½``), Roman and circled numerals, infinity (``∞``). Text
 #: holding one may be a number, however written, or a code or identifier: it is asked about.
-DIGIT = (r"[\d\u00b2\u00b3\u00b9\u00bc-\u00be\u2070-\u2079\u2080-\u2089\u2150-\u2189"
-         r"\u2460-\u24ff\u221e]")
+DIGIT = ("[\\d\u00b2\u00b3\u00b9\u00bc-\u00be\u2070-\u2079\u2080-\u2089\u2150-\u2189"
+         "\u2460-\u24ff\u221e]")
 #: Digits and signs written otherwise: full-width (``１２``), Arabic-Indic, Devanagari;
 #: the minus sign (U+2212) and dashes used as one.
 _PLAIN_DIGITS = str.maketrans({

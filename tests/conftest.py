@@ -62,3 +62,20 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):  # noqa: ARG0
         terminalreporter.section("module and function sizes")
         for line in size_report(Path(__file__).resolve().parents[1]):
             terminalreporter.write_line(line)
+
+
+def pytest_collection_modifyitems(config, items):  # noqa: ARG001
+    """Tests marked ``data`` are skipped, saying how to get the files, where the reference
+    data are missing (a packager's tree, a clone without ``../shared``); ``make test`` gets
+    and checks them first (``make data``), so there they run."""
+    from microagg._datafiles import FILES, DataNotFoundError, locate
+
+    try:
+        for name in FILES:
+            locate(name)
+    except DataNotFoundError:
+        skip = pytest.mark.skip(reason="needs the reference data: make data, or "
+                                "MICROAGG_DATA=<folder holding the files> (data/README.md)")
+        for item in items:
+            if item.get_closest_marker("data") is not None:
+                item.add_marker(skip)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import inspect
 import re
 import shutil
@@ -36,7 +37,9 @@ PACKAGE = ROOT / "microagg"
 SOURCES = sorted(p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
 #: Public namespaces: the top level and the public subpackages / modules.
 PUBLIC = ["microagg", "microagg.datasets", "microagg.published", "microagg.reproductions",
-          "microagg.views", "microagg.teaching", "microagg.reference", "microagg.dask"]
+          "microagg.views", "microagg.teaching", "microagg.reference",
+          # (optional: the dask extra)
+          *(["microagg.dask"] if importlib.util.find_spec("distributed") else [])]
 
 
 def _public_objects():

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("jupytext", reason="needs the lab extra: pip install -e '.[lab,test]'")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 from canonical_chapters import KERNELSPEC, masters, pinned, read  # noqa: E402

@@ -393,6 +393,7 @@ def test_split_close_pairs() -> None:
         split_close_pairs(X, [0, 0, 1, 1], radius=0)
 
 
+@pytest.mark.data
 def test_table2_cells_are_keyed_like_the_published_table() -> None:
     from microagg.reproductions._genetic import table2_cells
 

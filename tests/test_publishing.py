@@ -27,12 +27,14 @@ import unicodedata
 from pathlib import Path
 from types import SimpleNamespace
 
-import jupytext
 import nbformat
 import pytest
-import yaml
 
 import microagg
+
+_BOOK = "needs the book toolchain: pip install -e '.[book,test]'"
+jupytext = pytest.importorskip("jupytext", reason=_BOOK)
+yaml = pytest.importorskip("yaml", reason=_BOOK)
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -84,6 +86,9 @@ def test_repository_url_has_one_home():
     cff = _citation()
     assert cff["repository-code"] == url, "CITATION.cff repository-code != _config.yml"
     assert cff["url"] == book_ext.pages_url(url), "CITATION.cff url != the Pages address"
+    urls = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]
+    assert urls["Source"] == url and urls["Homepage"] == book_ext.pages_url(url)
+    assert urls["Changelog"] == f"{url}/blob/main/CHANGELOG.md"
     assert book_ext.pages_url("https://github.com/Some-Org/book") == \
         "https://some-org.github.io/book/"
     with pytest.raises(ValueError, match="not https://github.com/OWNER/NAME"):

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("yaml", reason="needs the book toolchain: pip install -e '.[book,test]'")
+
 pytest.importorskip("playwright")
 
 # reads the strict book build's outputs (_build/): `make test` runs it after the build

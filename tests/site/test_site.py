@@ -22,6 +22,8 @@ from urllib.parse import unquote
 
 import pytest
 
+pytest.importorskip("yaml", reason="needs the book toolchain: pip install -e '.[book,test]'")
+
 # reads the strict book build's outputs (_build/): `make test` runs it after the build
 pytestmark = pytest.mark.after_build
 

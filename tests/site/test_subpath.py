@@ -30,6 +30,7 @@ pytestmark = pytest.mark.after_build
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
+pytest.importorskip("sphinx", reason="needs the book toolchain: pip install -e '.[book,test]'")
 import book_ext  # noqa: E402
 import toc  # noqa: E402
 

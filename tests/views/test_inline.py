@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import nbformat
+import pytest
+
+pytest.importorskip("ipykernel", reason="runs a Jupyter kernel (the book or lab extra)")
 from kernel_runner import sliced_config
 from nbclient import NotebookClient
 

@@ -108,6 +108,11 @@ def compare(name: str, *, ours: pd.DataFrame | None = None, quick: bool | None =
     return merged.drop(columns=[c for c in merged.columns if c.endswith("_ours")])
 
 
+#: Width of each sticky row-label column of :func:`paper_layout` (CSS pixels): room for
+#: "water-treatment" at the table's type size; longer labels wrap within it.
+_LABEL_PX = 112
+
+
 def paper_layout(cmp: pd.DataFrame, *, index: list[str] | None = None, columns: str = "k",
                  values: tuple[str, ...] = ("ours", "published", "diff %"),
                  digits: int = 4) -> Any:
@@ -156,7 +161,8 @@ def paper_layout(cmp: pd.DataFrame, *, index: list[str] | None = None, columns: 
     fmt = {c: (lambda v: "" if pd.isna(v) else f"{v:+.3f}") if c[1] == "diff %"
            else f"{{:.{digits}f}}" for c in wide.columns}
     return (wide.style.format(fmt, na_rep="").apply(bold, axis=0)
-            .set_sticky(axis="index").set_table_attributes('class="ma-paper-table"'))
+            .set_sticky(axis="index", pixel_size=_LABEL_PX)
+            .set_table_attributes('class="ma-paper-table"'))
 
 
 def ivmdav_table1(*, methods: tuple[str, ...] | None = None) -> pd.DataFrame:

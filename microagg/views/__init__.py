@@ -39,6 +39,7 @@ from ._plotting import (
     plot_group_hull,
     plot_partition,
     plot_univariate,
+    series_styles,
 )
 from ._runs import runs_alt_text, runs_view
 from ._scale import blocks_view, explore_blocks, scaling_view
@@ -46,6 +47,7 @@ from ._vmdav import explore_vmdav, gamma_sweep_view, vmdav_extension_view, vmdav
 
 __all__ = [
     "glue",
+    "series_styles",
     "explorer",
     "static_explorers",
     "two_d_data",

@@ -258,7 +258,7 @@ def gomm_population_view(result: Any, generation: int, *,
     h = result.history
     a1.plot(h["generation"], h["best"], color="C3", label="best")
     a1.plot(h["generation"], h["mean"], color="C0", linestyle="--", label="mean")
-    a1.plot(h["generation"], h["worst"], color="C7", linestyle=":", label="worst")
+    a1.plot(h["generation"], h["worst"], color=PALETTE[3], linestyle=":", label="worst")
     a1.axvline(g, color="k", linewidth=0.8)
     a1.set_xlabel("generation")
     a1.set_ylabel("score")
@@ -354,12 +354,13 @@ def operator_analysis_view(operators: Any, *, which: Any = MUTATIONS,
         axes[0, j].set_title(OPERATORS[op], fontsize=10)
         axes[1, j].plot(gen, d["life_time"], color="C1")
         axes[2, j].plot(gen, d["improved"], color=PALETTE[0], label="improved")
-        axes[2, j].plot(gen, d["worsened"], color=HIGHLIGHT, label="worsened")
+        axes[2, j].plot(gen, d["worsened"], color=HIGHLIGHT, linestyle="--", label="worsened")
         axes[3, j].plot(gen, d["eff_improve_mean"], color=PALETTE[0], label="mean improvement")
         axes[3, j].plot(gen, d["eff_improve_max"], color=PALETTE[0], linestyle=":",
                         label="max improvement")
-        axes[3, j].plot(gen, d["eff_worsen_mean"], color=HIGHLIGHT, label="mean worsening")
-        axes[3, j].plot(gen, d["eff_worsen_max"], color=HIGHLIGHT, linestyle=":",
+        axes[3, j].plot(gen, d["eff_worsen_mean"], color=HIGHLIGHT, linestyle="--",
+                        label="mean worsening")
+        axes[3, j].plot(gen, d["eff_worsen_max"], color=HIGHLIGHT, linestyle="-.",
                         label="max worsening")
         axes[3, j].set_xlabel("generation")
         if not d["active"].all():

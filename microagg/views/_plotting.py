@@ -35,7 +35,7 @@ from .._validate import as_labels, as_matrix
 
 __all__ = ["group_colors", "group_markers", "plot_partition", "plot_univariate",
            "plot_arc_graph", "plot_group_hull", "set_alt_text", "alt_text", "sizes_text",
-           "cvd_safe",
+           "cvd_safe", "series_styles",
            "PALETTE", "HIGHLIGHT"]
 
 #: The figures' colours: matplotlib's ``tableau-colorblind10`` style (safe for the common
@@ -101,6 +101,28 @@ def group_markers(n_groups: int) -> list[tuple[str, str]]:
     """
     n = len(_MARKERS)
     return [(_MARKERS[(i + i // n) % n], _HATCHES[(i + i // n) % n]) for i in range(n_groups)]
+
+
+#: Colours of line series: the palette's colours that keep 3:1 or more against white first
+#: (its light grey, 2.3:1, is left out), then the others.
+_SERIES = ("#006BA4", "#C85200", "#595959", "#5F9ED1", "#FF800E", "#898989")
+_LINESTYLES = ("-", "--", "-.", ":")
+
+
+def series_styles(n_series: int) -> list[dict[str, str]]:
+    """Colour, marker and line style of each of ``n_series`` lines of one plot, so that a
+    line is told from the others without its colour (WCAG 1.4.1): pass each to ``plot``.
+
+    Book: :ref:`chap-ivmdav`.
+
+    Examples
+    --------
+    >>> series_styles(2)
+    [{'color': '#006BA4', 'marker': 'o', 'linestyle': '-'}, \
+{'color': '#C85200', 'marker': 's', 'linestyle': '--'}]
+    """
+    return [{"color": _SERIES[i % len(_SERIES)], "marker": _MARKERS[i % len(_MARKERS)],
+             "linestyle": _LINESTYLES[i % len(_LINESTYLES)]} for i in range(n_series)]
 
 
 def cvd_safe(view: Callable[..., Any]) -> Callable[..., Any]:

@@ -16,7 +16,7 @@ from .._blocked import blocked, pca_blocks, tree_blocks
 from .._core import information_loss, standardize
 from .._mdav import mdav
 from ._explorer import explorer
-from ._plotting import cvd_safe, group_colors, group_markers, set_alt_text
+from ._plotting import cvd_safe, group_colors, group_markers, series_styles, set_alt_text
 
 __all__ = ["blocks_view", "explore_blocks", "scaling_view"]
 
@@ -112,8 +112,9 @@ def scaling_view(timings: pd.DataFrame, *, figsize: tuple[float, float] = (6.4, 
         raise ValueError(f"timings lacks column(s) {sorted(missing)}")
     fig = Figure(figsize=figsize, layout="constrained")
     ax = fig.add_subplot()
-    for engine, d in timings.groupby("engine", sort=False):
-        ax.plot(d["n"], d["seconds"], "o-", label=str(engine))
+    groups = timings.groupby("engine", sort=False)
+    for (engine, d), style in zip(groups, series_styles(groups.ngroups), strict=True):
+        ax.plot(d["n"], d["seconds"], label=str(engine), **style)
     slow = timings.sort_values("seconds").iloc[-1]["engine"]
     first = timings[timings["engine"] == slow].sort_values("n").iloc[0]
     ns = np.array(sorted(timings["n"].unique()), dtype=float)

@@ -14,8 +14,10 @@
 //    Solution to Exercise 2.1 (...)"), not "Toggle hidden content" (WCAG 2.5.3);
 //  * the colour-mode button keeps the focus when pressed and says which mode is on.
 // And for every page: a box that scrolls sideways (a wide table, code block or equation at a
-// phone's width) and holds nothing focusable can be reached with Tab, so keyboard users can
-// scroll it (the theme does this for some boxes, not for all).
+// phone's width) can be reached with Tab, so keyboard users can scroll it (the theme does this
+// for some boxes, not for all), even one holding links: tabbing through them scrolls only as
+// far as the last link. It is named ("Table (scrolls sideways)", or its caption), as a
+// region unless it is a table itself.
 (function () {
   "use strict";
   var count = 0;
@@ -64,20 +66,43 @@
       if (document.activeElement === document.body || !document.activeElement) button.focus();
     }, 0);
   });
-  var FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]";
   function scrollers() {
     document.querySelectorAll("article *").forEach(function (el) {
       var style = getComputedStyle(el);
       var scrolls = (style.overflowX === "auto" || style.overflowX === "scroll")
         && el.scrollWidth > el.clientWidth + 1;
-      if (scrolls && !el.hasAttribute("tabindex") && !el.querySelector(FOCUSABLE)) {
+      if (scrolls && !el.hasAttribute("tabindex")) {
         el.setAttribute("tabindex", "0");
         el.classList.add("ma-scroll-tab");
+        name(el);
       } else if (!scrolls && el.classList.contains("ma-scroll-tab")) {
         el.removeAttribute("tabindex");
         el.classList.remove("ma-scroll-tab");
+        if (el.hasAttribute("data-ma-named")) {
+          el.removeAttribute("aria-label");
+          if (el.getAttribute("data-ma-named") === "region") el.removeAttribute("role");
+          el.removeAttribute("data-ma-named");
+        }
       }
     });
+  }
+  // (an equation keeps what MathJax says of it; a table is named by its caption if it has one)
+  function name(el) {
+    var tag = el.tagName.toLowerCase();
+    if (tag.indexOf("mjx-") === 0 || el.hasAttribute("aria-label")
+        || el.hasAttribute("aria-labelledby")) return;
+    var table = tag === "table" ? el : el.querySelector("table");
+    var caption = table && table.querySelector("caption");
+    if (tag === "table" && caption) return;
+    var what = caption ? caption.textContent.replace(/\s+/g, " ").trim()
+      : table ? "Table" : (tag === "pre" || el.querySelector("pre")) ? "Code" : "Content";
+    el.setAttribute("aria-label", what + " (scrolls sideways)");
+    if (tag !== "table" && !el.hasAttribute("role")) {
+      el.setAttribute("role", "region");
+      el.setAttribute("data-ma-named", "region");
+    } else {
+      el.setAttribute("data-ma-named", "label");
+    }
   }
   var pending = null;
   function later() {

@@ -106,28 +106,59 @@ REMOTE_ENTRY = r"""// Written by tools/lab_settings.py (microagg): how JupyterLa
     var m;
     ROLE.lastIndex = 0;
     while ((m = ROLE.exec(source)) !== null) {
-      roles.push(m);
+      var parts = /^([\s\S]*?)\s*<([^<>]+)>$/.exec(m[2]);
+      roles.push({kind: m[1], template: parts ? parts[1] : null, label: parts ? parts[2] : m[2]});
     }
-    var links = root.querySelectorAll("a.hover-link");
-    if (links.length !== roles.length) {
-      return;  // cannot pair the links with the roles safely
+    // Each shown reference is found by its target where it names it: a link's address
+    // (#label), or the label an unresolved one shows (title "Cross Reference Not Found");
+    // other links in the cell (a directive's own) are left alone.
+    function role(key) {
+      for (var i = 0; i < roles.length; i++) {
+        var label = roles[i].label;
+        if (label === key || label.toLowerCase().replace(/[^a-z0-9]+/g, "-") === key) {
+          return roles[i];
+        }
+      }
+      return null;
     }
-    links.forEach(function (a, i) {
-      var body = roles[i][2];
-      var parts = /^([\s\S]*?)\s*<([^<>]+)>$/.exec(body);
-      var label = parts ? parts[2] : body;
-      var target = LABELS[label];
-      var shown = a.textContent;
-      if (!target || !(shown.indexOf("%%s") >= 0 || shown.trim() === label || shown === "??")) {
-        return;
+    function show(el, r, shown) {
+      var target = LABELS[r.label];
+      if (!target || !(shown.indexOf("%%s") >= 0 || shown.trim() === r.label || shown === "??")) {
+        return false;
       }
       var text;
-      if (roles[i][1] === "numref") {
-        text = (parts ? parts[1] : "%%s").replace("%%s", target.number || target.title);
+      if (r.kind === "numref") {
+        text = (r.template || (target.number && /^fig-/.test(r.label) ? "Fig. %%s" : "%%s"))
+          .replace("%%s", target.number || target.title);
       } else {
-        text = parts ? parts[1] : target.title;
+        text = r.template || target.title;
       }
-      setText(a, text);
+      setText(el, text);
+      return true;
+    }
+    // A reference written with its own text ("Chapter %%s <chap-mdav>") is a link to "#"
+    // showing that text: such links are the numbered references with a text, in order.
+    var links = Array.prototype.slice.call(root.querySelectorAll("a.hover-link"));
+    var holes = links.filter(function (a) { return a.textContent.indexOf("%%s") >= 0; });
+    var templated = roles.filter(function (r) {
+      return r.kind === "numref" && r.template !== null && r.template.indexOf("%%s") >= 0;
+    });
+    if (holes.length === templated.length) {
+      holes.forEach(function (a, i) { show(a, templated[i], a.textContent); });
+    }
+    links.forEach(function (a) {
+      var r = role((a.getAttribute("href") || "").replace(/^#/, ""));
+      if (r) {
+        show(a, r, a.textContent);
+      }
+    });
+    root.querySelectorAll('span[title="Cross Reference Not Found"]').forEach(function (el) {
+      var key = el.textContent.trim();
+      var r = role(key);
+      if (r && show(el, r, key)) {
+        el.setAttribute("title", r.label);
+        el.setAttribute("data-microagg-ref", r.label);
+      }
     });
   }
   // A chapter is not "modified" by what JupyterLab itself adds when it opens or runs it and
@@ -232,20 +263,36 @@ def _numbered(root: Path) -> list[Path]:
     return [root / f"{f}.md" for f in files]
 
 
+#: A figure's name (a code cell's ``figure: name:`` or a ``{figure}``'s ``:name:``) and an
+#: equation's label (``$$ (eq-...)``), as the chapters write them.
+_FIGURE = re.compile(r"\s*:?name:\s*(fig-[\w.-]+)\s*")
+_EQUATION = re.compile(r"\s*\$\$\s*\(([\w.-]+)\)\s*")
+
+
 def labels(root: Path = ROOT) -> dict[str, dict[str, str]]:
-    """Label -> title (and chapter number) of every labelled heading of the book's pages."""
+    """Label -> title (and number) of every labelled heading of the book's pages (a
+    chapter's number), and of the numbered chapters' figures ("Fig. 5.2", number "5.2") and
+    equations ("(1.1)"), numbered within their chapter in order, as the book numbers them."""
     numbers = {p.resolve(): str(i) for i, p in enumerate(_numbered(root), 1)}
     out: dict[str, dict[str, str]] = {}
     for page in pages(root):
         lines = page.read_text(encoding="utf-8").splitlines()
-        for i, line in enumerate(lines[:-1]):
+        chapter = numbers.get(page.resolve())
+        counts = {"fig": 0, "eq": 0}
+        for i, line in enumerate(lines):
             label = re.fullmatch(r"\(([\w:.-]+)\)=", line.strip())
-            heading = re.match(r"(#+)\s+(.*)", lines[i + 1])
+            heading = re.match(r"(#+)\s+(.*)", lines[i + 1]) if i + 1 < len(lines) else None
             if label and heading:
                 entry = {"title": heading.group(2).strip()}
-                if len(heading.group(1)) == 1 and page.resolve() in numbers:
-                    entry["number"] = numbers[page.resolve()]
+                if len(heading.group(1)) == 1 and chapter:
+                    entry["number"] = chapter
                 out[label.group(1)] = entry
+            for kind, pattern, shown in (("fig", _FIGURE, "Fig. {}"), ("eq", _EQUATION, "({})")):
+                found = pattern.fullmatch(line)
+                if found and chapter:
+                    counts[kind] += 1
+                    number = f"{chapter}.{counts[kind]}"
+                    out[found.group(1)] = {"title": shown.format(number), "number": number}
     return out
 
 

@@ -241,3 +241,25 @@ def test_api_page_lists_every_public_name(site):
             if f'id="{modname}.{name}"' not in html:
                 missing.append(f"{modname}.{name}")
     assert not missing, f"not on the API page: {missing}"
+
+
+def test_jupyterlab_numbers_figures_and_equations_as_the_book_does(site):
+    """``make lab`` shows a reference to a figure or an equation with the number the built
+    book gives it (tools/lab_settings.py numbers them from the chapters' sources)."""
+    import lab_settings
+
+    pages = "".join(p.read_text(encoding="utf-8") for p in (site / "chapters").glob("*.html"))
+    found = {}
+    for label, entry in lab_settings.labels().items():
+        if label.startswith("fig-"):
+            m = re.search(rf'id="{re.escape(label)}".{{0,3000}}?<span class="caption-number">'
+                          r"([^<]*?) </span>", pages, re.S)
+        elif label.startswith("eq-"):
+            m = re.search(rf'id="equation-{re.escape(label)}".{{0,400}}?<span class="eqno">'
+                          r"(\([0-9.]+\))", pages, re.S)
+        else:
+            continue
+        found[label] = (m.group(1) if m else None, entry["title"])
+    assert len(found) >= 30, found
+    wrong = {label: pair for label, pair in found.items() if pair[0] != pair[1]}
+    assert not wrong, wrong

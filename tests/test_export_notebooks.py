@@ -90,3 +90,19 @@ def test_citations_read_the_bibliography():
     cites = export_notebooks.citations(ROOT / "references.bib")
     assert cites["solanas2006vmdav"] == "Solanas and Martínez-Ballesté, 2006"
     assert cites["nin2008gomm"].startswith("Balasch-Masoliver et al., ")
+
+
+def test_the_notebooks_install_the_package_they_were_made_with(tmp_path):
+    """A notebook runner's review: the install cell took the repository's newest commit
+    (and the page offered a PyPI install that does not exist), so a notebook downloaded
+    today checks its numbers against tomorrow's package."""
+    import subprocess
+
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
+                          text=True, check=False).stdout.strip()
+    url = export_notebooks.repository_url()
+    if head:
+        assert export_notebooks.requirement() == f"microagg[fast] @ git+{url}@{head}"
+        assert f"@{head}" in export_notebooks.install_cell().source
+    (tmp_path / "_config.yml").write_text(f"repository:\n  url: {url}\n", encoding="utf-8")
+    assert export_notebooks.requirement(tmp_path) == f"microagg[fast] @ git+{url}"  # no git

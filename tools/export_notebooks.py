@@ -16,6 +16,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,10 +34,14 @@ PAGE = """<!DOCTYPE html>
 <body>
 <h1>Chapter notebooks (.ipynb)</h1>
 <p>Download a chapter and open it in any Jupyter, or upload it to Colab (File, Upload
-notebook). Its first cell installs the <code>microagg</code> package when it is missing. To
-run the notebooks in an environment of your own, install the package with numba (the
+notebook). Its first cell installs the <code>microagg</code> package when it is missing: the
+version these notebooks were made with, from the book's repository (it is not on PyPI). To
+run the notebooks in an environment of your own, install that package with numba (the
 papers' reproductions take minutes with it, hours without) and Jupyter:
-<code>pip install "microagg[fast]" jupyterlab</code>.</p>
+<code>pip install "{requirement}" jupyterlab</code>.</p>
+<p>To run a notebook unattended (<code>jupyter nbconvert --execute</code>, papermill), set
+the environment variable <code>MICROAGG_STATIC_EXPLORERS=1</code> and give each cell a
+timeout: the explorers then show their frames as the book does and open no widgets.</p>
 <p>The reference data sets are downloaded from their original sources on first use, or all
 at once with <code>microagg data --download</code>; to use copies you already have, put them
 in a folder and name it in the environment variable <code>MICROAGG_DATA</code> (the
@@ -73,10 +78,22 @@ def repository_url(root: Path = ROOT) -> str:
     return str(config["repository"]["url"]).rstrip("/")
 
 
+def requirement(root: Path = ROOT) -> str:
+    """What the notebooks install: ``microagg[fast]`` (numba: the chapters time code) from
+    the repository, at the commit the book is built from (the chapters check numbers that
+    other versions may not give); at its newest commit where the sources are not a git
+    checkout."""
+    done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                          text=True, check=False)
+    commit = done.stdout.strip()
+    pinned = f"@{commit}" if done.returncode == 0 and re.fullmatch(r"[0-9a-f]{40}", commit) \
+        else ""
+    return f"microagg[fast] @ git+{repository_url(root)}{pinned}"
+
+
 def install_cell() -> nbformat.NotebookNode:
     """The first cell of every exported chapter: install microagg when it is missing."""
-    requirement = f"microagg[fast] @ git+{repository_url()}"  # numba: the chapters time code
-    return nbformat.v4.new_code_cell(INSTALL_CELL.format(requirement=requirement),
+    return nbformat.v4.new_code_cell(INSTALL_CELL.format(requirement=requirement()),
                                      metadata={"tags": ["install"]})
 
 
@@ -291,7 +308,8 @@ def export(site: Path) -> list[Path]:
         f'<li><a href="{html.escape(p.name)}" download>{html.escape(p.name)}</a></li>'
         for p in written
     )
-    (out_dir / "index.html").write_text(PAGE.format(items=items), encoding="utf-8")
+    (out_dir / "index.html").write_text(
+        PAGE.format(items=items, requirement=html.escape(requirement())), encoding="utf-8")
     return written
 
 

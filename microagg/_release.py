@@ -68,8 +68,7 @@ CURRENCY = ("$\u00a2-\u00a5\u058f\u060b\u07fe\u07ff\u09f2\u09f3\u09fb\u0af1\u0bf
             "\u17db\u20a0-\u20c0\ua838\ufdfc\ufe69\uff04\uffe0\uffe1\uffe5\uffe6")
 #: Characters that make a number text: thousands separators (comma, blank, apostrophes),
 #: currency signs, percent, blanks. (These patterns hold the signs themselves, not ``\u``
-#: escapes: pandas hands them to pyarrow's RE2, which older pyarrow versions read without
-#: ``\u``.)
+#: escapes: pandas hands them to pyarrow's RE2, which refused ``\u`` in older versions.)
 DECORATION = f"[\\s,%_'\u2019\u02bc{CURRENCY}]"
 #: A currency code or abbreviation before or after a number (``CHF 12``, ``12 EUR``,
 #: ``Rs. 100``, ``50 kr``).

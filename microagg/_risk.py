@@ -105,8 +105,10 @@ def _lined_up(original: Any, protected: Any) -> Any:
     fix = "; or pass arrays (.to_numpy()) to compare row i with row i, column j with column j"
     columns, index = original.columns, original.index
     if not protected.columns.equals(columns):
-        if not (columns.is_unique and protected.columns.is_unique
-                and set(columns) == set(protected.columns)):
+        if not (columns.is_unique and protected.columns.is_unique):
+            raise ValueError(f"original or protected repeats a column name, so their columns "
+                             f"cannot be matched by name{fix}")
+        if set(columns) != set(protected.columns):
             missing = [c for c in columns if c not in set(protected.columns)]
             extra = [c for c in protected.columns if c not in set(columns)]
             raise ValueError(f"original and protected have different columns (only in "

@@ -332,6 +332,7 @@ def test_frames_are_matched_by_label_not_position(measure):
 @pytest.mark.parametrize("change, match", [
     (lambda P: P.rename(columns={"c": "d"}), r"only in original: \['c'\], only in "
                                              r"protected: \['d'\]"),
+    (lambda P: P.set_axis(["a", "a", "b"], axis=1), "repeats a column name"),
     (lambda P: P.reset_index(drop=True), "different row labels"),
     (lambda P: P.set_axis([*P.index[:-1], P.index[0]]), "different row labels"),
 ])

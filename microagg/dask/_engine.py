@@ -418,7 +418,7 @@ def _check_units(out: pd.DataFrame, present: list[int], counts: list[int], sizes
     """The task's own check: the partition holds every unit planned for it, each of the
     planned size (at least k), and every column has the role decided on the whole frame."""
     at = bisect.bisect_right(divisions, present[0]) - 1
-    planned = range(divisions[at], divisions[min(at + 1, len(divisions) - 1)])
+    planned = range(divisions[at], divisions[at + 1])
     lost = sorted(set(planned) - set(present))
     if lost:
         raise ValueError(f"stratum {keys[lost[0]]!r} planned by microagg.dask.microaggregate "

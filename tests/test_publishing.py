@@ -89,6 +89,8 @@ def test_repository_url_has_one_home():
     urls = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]
     assert urls["Source"] == url and urls["Homepage"] == book_ext.pages_url(url)
     assert urls["Changelog"] == f"{url}/blob/main/CHANGELOG.md"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")  # (its install line)
+    assert set(re.findall(r"git\+(https://github\.com/[\w.-]+/[\w.-]+)", readme)) == {url}
     assert book_ext.pages_url("https://github.com/Some-Org/book") == \
         "https://some-org.github.io/book/"
     with pytest.raises(ValueError, match="not https://github.com/OWNER/NAME"):

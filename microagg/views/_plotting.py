@@ -109,7 +109,7 @@ _SERIES = ("#006BA4", "#C85200", "#595959", "#5F9ED1", "#FF800E", "#898989")
 _LINESTYLES = ("-", "--", "-.", ":")
 
 
-def series_styles(n_series: int) -> list[dict[str, str]]:
+def series_styles(n_series: int) -> list[dict[str, Any]]:
     """Colour, marker and line style of each of ``n_series`` lines of one plot, so that a
     line is told from the others without its colour (WCAG 1.4.1): pass each to ``plot``.
 

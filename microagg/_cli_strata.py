@@ -99,7 +99,7 @@ def release_options(args: argparse.Namespace, csv_files: Sequence[Path | None]
                          dialect=csv_dialect(args, csv_files))
 
 
-def print_roles(roles: Roles, err: Any, fmts: tuple[str, str] = ("csv", "csv")) -> None:
+def print_roles(roles: Roles, err: Any, fmts: tuple[str, str]) -> None:
     """The columns protected, kept and passed through, and the notes, on ``err``; from
     CSV to Parquet (``fmts``), that the unprotected columns are stored as text."""
     print(f"microagg: protected {len(roles.protect)} column(s): "

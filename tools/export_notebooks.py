@@ -13,6 +13,7 @@ Usage: ``python tools/export_notebooks.py [site folder]`` (default ``_build/html
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
@@ -78,6 +79,7 @@ def repository_url(root: Path = ROOT) -> str:
     return str(config["repository"]["url"]).rstrip("/")
 
 
+@functools.cache  # (one git call per build, not one per chapter)
 def requirement(root: Path = ROOT) -> str:
     """What the notebooks install: ``microagg[fast]`` (numba: the chapters time code) from
     the repository, at the commit the book is built from (the chapters check numbers that

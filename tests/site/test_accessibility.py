@@ -18,6 +18,8 @@
   that does not show nor text the colour of its background (an "incomplete" result), so
   these are checked directly: the screen changes where each kind of control takes the focus
   from the keyboard, and the explorers' texts reach 4.5:1 on their box in both modes.
+* **Touch screens** (``test_copy_buttons_show_on_a_touch_screen``): what a mouse reveals by
+  hovering (the code boxes' copy buttons) shows where nothing can hover.
 """
 
 from __future__ import annotations
@@ -263,6 +265,7 @@ FOCUS_KINDS = {
     "explorer slider": ".widget-subarea .noUi-handle",
     "explorer dropdown": ".widget-subarea select",
     "table that scrolls": "table.ma-scroll-tab",
+    "copy button": "div.highlight button.copybtn",
 }
 
 
@@ -295,6 +298,21 @@ def test_focus_is_visible_on_every_kind_of_control(server, browser, mode):
               if not _focus_shows(page, selector)]
     page.context.close()
     assert not hidden, f"{mode}: no visible focus on: {hidden}"
+
+
+def test_copy_buttons_show_on_a_touch_screen(server, browser):
+    """sphinx-copybutton shows its button while the pointer is over the code; on a phone,
+    where nothing hovers, it stayed see-through (a control nobody could find)."""
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
+                              has_touch=True)
+    page = ctx.new_page()
+    page.goto(f"{server}/chapters/mdav.html", wait_until="networkidle")
+    page.wait_for_timeout(800)
+    assert page.evaluate("() => matchMedia('(hover: none)').matches"), "not a touch screen"
+    shown = page.evaluate("""() => [...document.querySelectorAll('div.highlight button.copybtn')]
+        .map(b => getComputedStyle(b).opacity)""")
+    ctx.close()
+    assert shown and set(shown) == {"1"}, shown
 
 
 CONTRAST = """() => {

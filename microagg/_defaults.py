@@ -36,7 +36,7 @@ class GASettings:
     iterations: int = 10_000
 
 
-#: The genetic paper's macrogroup size (its Table 2 uses K = 21 with k = 3); the hybrid's
+#: The genetic paper's example macrogroup size (Section 3.2, step 2: K = 21); the hybrid's
 #: ``K`` when none is given is derived from it (``microagg._hybrid.default_K``).
 MACROGROUP_SIZE = 21
 
@@ -76,7 +76,7 @@ class IVMDAVSettings:
 
 @dataclass(frozen=True)
 class GOMMSettings:
-    """GOMM's search settings: the paper's (Nin et al. 2008, Section 4.2, stated for the
+    """GOMM's search settings: the paper's (Section 4.2, stated for the
     operator analysis; Section 5 does not restate them, and we take them for Tables 1-6
     too), and D-GOMM's window ``patience`` (the paper says "several" generations; the number
     is our choice)."""

@@ -1,6 +1,6 @@
 r"""GOMM and D-GOMM: a grouping GA choosing which attributes to microaggregate together.
 
-Nin et al. :cite:p:`nin2008gomm` search the set partitions of the attributes with a
+The GOMM paper :cite:p:`balasch2014gomm` searches the set partitions of the attributes with a
 grouping genetic algorithm in the style of Falkenauer :cite:p:`falkenauer1998grouping`,
 scoring each grouping by
 
@@ -150,8 +150,8 @@ def gomm(X: Any, k: int, *, population: int = GOMM.population,
     first). Fitness is the score :math:`(\mathrm{IL}+\mathrm{DR})/2` (lower is
     better). D-GOMM switches off an operator whose children have not improved on
     their parents for ``patience`` generations (the paper says "several"; the
-    window is our choice) and stops when all are off. Nin et al.
-    :cite:p:`nin2008gomm`, Algorithm 1 and Section 4.3.
+    window is our choice) and stops when all are off. The GOMM paper
+    :cite:p:`balasch2014gomm`, Algorithm 1 and Section 4.3.
 
     Book: :ref:`chap-gomm`.
 

@@ -1,6 +1,6 @@
 r"""Scoring attribute groupings: multivariate microaggregation and GOMM's fitness.
 
-*Multivariate* microaggregation in the sense of Nin et al. :cite:p:`nin2008gomm`
+*Multivariate* microaggregation in the sense of the GOMM paper :cite:p:`balasch2014gomm`
 splits the attributes into disjoint groups and microaggregates each group on its
 own (:func:`multivariate`); :func:`score_grouping` scores a grouping by
 :math:`(\mathrm{IL} + \mathrm{DR})/2`. GOMM (:mod:`microagg._gomm`) calls the
@@ -707,7 +707,7 @@ def score_grouping(X: Any, groups: Sequence[Sequence[int]], k: int, *,
     The same as ``microagg.score_breakdown(X, multivariate(X, groups, k))``
     (up to rounding in the last digit), but computed on the standardised scale
     directly and with every part memoised; this is GOMM's fitness (Eq. 2 of
-    :cite:p:`nin2008gomm`).
+    :cite:p:`balasch2014gomm`).
 
     Book: :ref:`chap-gomm`.
 

@@ -1,4 +1,4 @@
-r"""GOMM's genetic operators on attribute groupings (Figures 4-5 of Nin et al.).
+r"""GOMM's genetic operators on attribute groupings (Figures 4-5 of the GOMM paper).
 
 A chromosome is its group part: a tuple of groups (each a sorted tuple of column
 indices) in group-part order; the object part (the group of each attribute)

@@ -23,7 +23,7 @@ from ._progress import progress as _progress_bar
 from ._validate import as_matrix, check_k, check_seed, rescaled
 from ._validate import check_count as _check_count
 
-#: The genetic paper's macrogroup size (its Table 2 uses K = 21 with k = 3).
+#: The genetic paper's example macrogroup size (Section 3.2, step 2: K = 21).
 DEFAULT_K = MACROGROUP_SIZE
 
 __all__ = ["HybridResult", "hybrid", "macrogroups"]
@@ -136,8 +136,9 @@ def _spawn(seed: Any, M: int) -> list[Any]:
 def default_K(k: int, partitioning: str = "two-step") -> int:
     """The macrogroup size used when none is given: valid for every ``k``.
 
-    Two-step: the smallest multiple of ``k`` that is at least 21 (the paper's
-    ``K = 21`` for ``k = 3`` and ``k = 7``); one-step: ``max(21, k)``.
+    Two-step: the smallest multiple of ``k`` that is at least 21 (the example ``K = 21``
+    of the paper's Section 3.2, a multiple of ``k = 3`` and ``k = 7``); one-step:
+    ``max(21, k)``.
     """
     if partitioning == "one-step":
         return max(DEFAULT_K, k)

@@ -61,7 +61,8 @@ METHODS: dict[str, Method] = {m.name: m for m in (
            "MDAV-single-group: one group of k per round, centroid recomputed each time",
            reference.mdav_single_reference),
     Method("vmdav", "V-MDAV", vmdav, "mdav", _MDAV_OPTIONS + option_names(VMDAV),
-           "V-MDAV: variable-size groups (k..2k-1) grown while the gain factor allows",
+           "V-MDAV: variable-size groups (k..2k-1, leftovers aside) grown while the gain factor "
+           "allows",
            reference.vmdav_reference),
     Method("ivmdav", "IV-MDAV", ivmdav, "mdav",
            _MDAV_OPTIONS + option_names(IVMDAV),

@@ -8,7 +8,7 @@ group holds at least ``k`` of them) with the smallest within-group sum of square
     \mathrm{SSE} = \sum_{i=1}^{s}\sum_{\mathbf{x}\in G_i}
         \lVert \mathbf{x}-\bar{\mathbf{x}}_i\rVert^2 .
 
-Two facts shape what can be solved exactly (:ref:`chap-foundations`:
+Two facts shape what can be solved exactly (:ref:`chap-foundations`):
 
 * An optimal k-partition never needs a group of ``2k`` or more records: such a
   group can be split into two groups of at least ``k`` without increasing the

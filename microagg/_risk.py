@@ -1,7 +1,7 @@
 r"""Disclosure risk of a released data set, and the GOMM score.
 
 Microaggregation trades *information loss* (IL, :func:`microagg.information_loss`)
-against *disclosure risk* (DR). GOMM (Nin et al.) measures DR with two cheap
+against *disclosure risk* (DR). The GOMM paper measures DR with two cheap
 scores and averages everything into one number, the *score* (lower is better):
 
 .. math::
@@ -153,7 +153,7 @@ def distance_linkage_disclosure(original: Any, protected: Any, *,
     i.e. a record whose own released version is uniquely nearest counts as one
     link, one tied with :math:`t-1` others counts :math:`1/t` (an intruder who
     picks at random among the tied candidates), and one with a strictly nearer
-    stranger counts 0. This is Eq. (5) of the GOMM paper :cite:p:`nin2008gomm`
+    stranger counts 0. This is Eq. (5) of the GOMM paper :cite:p:`balasch2014gomm`
     with the tie rule made explicit; see the module notes and :ref:`chap-gomm`.
 
     Book: :ref:`chap-gomm`.
@@ -213,8 +213,8 @@ def interval_disclosure(original: Any, protected: Any, *, width: float = 0.10,
         \mathrm{ID} = \frac{100}{np}\sum_{i=1}^{n}\sum_{j=1}^{p}
             \bigl[\,|x'_{ij} - x_{ij}| \le w\,|x_{ij}|\,\bigr],\qquad w = 0.10,
 
-    the interval :math:`[x - w x, x + w x]` of the GOMM paper :cite:p:`nin2008gomm`
-    (Sec. 3.2.2, after Domingo-Ferrer, Mateo-Sanz & Torra), written with
+    the interval :math:`[x - w x, x + w x]` of the GOMM paper :cite:p:`balasch2014gomm`
+    (Sec. 3.2.2, after Domingo-Ferrer & Torra :cite:p:`domingo2001quantitative`), written with
     :math:`|x|` so that it is an interval for negative values too. Bounds are
     inclusive; an original value of 0 is disclosed only by a released 0.
 

@@ -109,7 +109,7 @@ def mdav_reference(X: Any, k: int) -> np.ndarray:
 def mdav_single_reference(X: Any, k: int) -> np.ndarray:
     """MDAV-single-group written plainly (see :func:`microagg.mdav_single`).
 
-    Book: :ref:`chap-mdav`.
+    Book: :ref:`chap-ivmdav`.
 
     Examples
     --------
@@ -129,7 +129,7 @@ def vmdav_reference(X: Any, k: int, *, gamma: float = VMDAV.gamma,
                     leftover: str = VMDAV.leftover) -> np.ndarray:
     """V-MDAV written plainly (see :func:`microagg.vmdav` for the readings).
 
-    Book: :ref:`chap-mdav`.
+    Book: :ref:`chap-vmdav`.
 
     Examples
     --------
@@ -187,7 +187,7 @@ def ivmdav_reference(X: Any, k: int, *, gamma: float = IVMDAV.gamma,
                      self_neighbour: bool = IVMDAV.self_neighbour) -> np.ndarray:
     """IV-MDAV written plainly (see :func:`microagg.ivmdav` for the readings).
 
-    Book: :ref:`chap-mdav`.
+    Book: :ref:`chap-ivmdav`.
 
     Examples
     --------

@@ -89,7 +89,7 @@ def test_exercises_and_solutions_fold(site):
 def test_citations_read_the_bibliography():
     cites = export_notebooks.citations(ROOT / "references.bib")
     assert cites["solanas2006vmdav"] == "Solanas and Martínez-Ballesté, 2006"
-    assert cites["nin2008gomm"].startswith("Balasch-Masoliver et al., ")
+    assert cites["balasch2014gomm"].startswith("Balasch-Masoliver et al., ")
 
 
 def test_the_notebooks_install_the_package_they_were_made_with(tmp_path):

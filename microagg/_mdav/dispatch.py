@@ -345,7 +345,7 @@ def vmdav(X: Any, k: int, *, gamma: float = VMDAV.gamma, leftover: str = VMDAV.l
     Notes
     -----
     Readings of details the paper leaves open, chosen to match the published
-    numbers best (:ref:`chap-vmdav`, lists the alternatives
+    numbers best (:ref:`chap-vmdav` lists the alternatives
     and what each gives):
 
     * :math:`d_{in}` and :math:`d_{out}` are plain Euclidean distances.

@@ -541,7 +541,8 @@ def run_folder(near: Path | None) -> Iterator[Path]:
     in the system's temporary folder.
 
     It is removed when the block ends, however it ends; if this process is killed
-    (``kill -9``), a watchdog process (:data:`_WATCHDOG`) removes it.
+    (``kill -9``, of this process or of its whole process group), a watchdog process
+    (:data:`_WATCHDOG`, in a session of its own) removes it.
     """
     where = None if near is None else near.parent
     try:
@@ -553,9 +554,12 @@ def run_folder(near: Path | None) -> Iterator[Path]:
     try:
         with signals_held():
             try:
+                # in a session of its own: a kill of the run's whole process group
+                # (timeout -s KILL, kill -9 -PGID, a job control kill) leaves it to clean up
                 watchdog = subprocess.Popen(
                     [sys.executable, "-I", "-S", "-c", _WATCHDOG, str(folder)],
-                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                    start_new_session=True)
             except OSError:  # no Python to start (an embedded interpreter): no watchdog
                 watchdog = None
         if watchdog is not None:

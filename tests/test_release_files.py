@@ -333,8 +333,9 @@ def _interrupted_run(big: Path, folder: Path, how: signal.Signals, delay: float,
     else:
         os.kill(proc.pid, how)
     rc = proc.wait(timeout=60)
-    deadline = time.monotonic() + 10
-    while _session(proc.pid) and time.monotonic() < deadline:
+    deadline = time.monotonic() + 10  # (the watchdog, in a session of its own, cleans up)
+    while ((_session(proc.pid) or any(folder.iterdir()))
+           and time.monotonic() < deadline):
         time.sleep(0.05)
     left = _session(proc.pid)
     if left:  # end them (they hold stderr open), then fail
@@ -364,6 +365,15 @@ def test_interrupt_leaves_nothing(big, tmp_path, seed):
         assert err.strip().splitlines() == [
             f"microagg: interrupted ({how.name}): stopped, temporary files removed, no "
             "output file written"]
+
+
+def test_kill_of_the_whole_process_group_leaves_no_raw_copy(big, tmp_path):
+    """``kill -9`` of the run's whole process group (``timeout -s KILL``, a job-control
+    kill): the watchdog, in a session of its own, survives it and removes the run folder
+    (the spill holds every raw row)."""
+    rc, err = _interrupted_run(big, tmp_path, signal.SIGKILL, 2.0, group=True)
+    assert rc == -signal.SIGKILL
+    assert "Traceback" not in err
 
 
 def test_kill_of_the_main_process_leaves_no_worker_and_no_raw_copy(big, tmp_path):

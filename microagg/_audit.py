@@ -133,6 +133,9 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
       order) an input column that is numeric or looks numeric, unless that column is
       kept, a stratum, or shares each of its values (within strata) with ``k`` rows (then
       it is k-anonymous on its own: an unchanged 0/1 flag passes);
+    * **unprotected column** (with ``columns``): every other numeric or numeric-looking
+      column is kept (``keep``, ``keep_rest``) or a stratum, as
+      :func:`microagg.microaggregate` asks of it;
     * **rows**, **kept column** and **passed column**: the row count, and the values of
       each kept column and of each column passed through (text without digits, dates,
       booleans), equal the input's; **columns**: every input column is released, and no other;
@@ -291,6 +294,12 @@ def _audit(original: Any, released: Any, k: int, reader: _Reader, *, strata: Any
     failures += [f"passed column: {c!r} is not released exactly as it was read (a column "
                  "neither protected nor kept is passed through unchanged)" for c in passed
                  if c in seen.hashes and not _same(in_hash[c], seen.hashes[c], text_only=True)]
+    if named is not None:  # as microaggregate and protect refuse such a column
+        failures += [f"unprotected column: {c!r} is numeric(-like) but neither protected "
+                     "(columns) nor kept (keep, keep_rest): microagg protect refuses to "
+                     f"release it; name it in keep (--keep {c}) if it is released as is on "
+                     "purpose" for c in names if prof[c].numeric_like and c not in named
+                     and c not in kept and c not in strata_cols]
     raw = [(r, c) for c in names if prof[c].numeric_like and c not in kept
            and c not in strata_cols for r in seen.hashes if _same(in_hash[c], seen.hashes[r])]
     failures += [f"raw column: released column {r!r} equals the input column {c!r}, which is "

@@ -623,9 +623,14 @@ def publish(tmp: str, out: Path, *, force: bool = False) -> None:
     Without ``force`` an existing ``out`` is never replaced, even one created by another
     run a moment ago: ``renameat2(RENAME_NOREPLACE)`` (Linux), else a hard link (which
     fails if the name exists) then removing ``tmp``; the error names the file. With
-    ``force``, :func:`os.replace`.
+    ``force``, :func:`os.replace`, the file replaced lending its permissions (a release
+    kept at 0600 stays so).
     """
     if force:
+        try:
+            os.chmod(tmp, os.stat(out).st_mode & 0o7777)
+        except OSError:  # no file to replace (or one we cannot read): the new file's own
+            pass
         os.replace(tmp, out)
         return
     try:

@@ -198,6 +198,7 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
         raise ValueError(f"--strata reads its input more than once, so it cannot read "
                          f"{shown}: save the input to a file first, or leave out --strata")
     lean_memory()
+    as_profiled = _stamp(source)
     with stages(args.progress, ("checking columns",)):  # a pass over the whole file
         empty, profiles = profile_file(source, fmts[0], na=choice.na, dialect=choice.dialect)
     stored = (stored_index(require_pyarrow("reading Parquet").parquet.read_schema(source))
@@ -221,8 +222,19 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
         with stages(args.progress, ("auditing",)):
             check_release(source, tmp, args.k, roles, fmts, choice.dialect,
                           progress=shows_progress(args.progress))
+        if _stamp(source) != as_profiled:  # the roles were decided on what it held then
+            raise ValueError(f"{source} changed while it was being read (its size or time of "
+                             "change differs from the first pass's, which decided what each "
+                             "column is): nothing was written; run again once the file is "
+                             "complete")
     _report(args, settings, roles, report, fmts)
     return 0
+
+
+def _stamp(source: Path) -> tuple[int, int, int]:
+    """What tells the file ``source`` has changed: its size, time of change and inode."""
+    st = source.stat()
+    return st.st_size, st.st_mtime_ns, st.st_ino
 
 
 @contextmanager

@@ -188,18 +188,21 @@ def read_text_csv(source: Any, name: str | None = None, *, chunksize: int | None
     read as the text it is; with ``chunksize``, an iterator of tables of up to that many
     rows (checked as they are read)."""
     shown = name or str(source)
+    # an empty line is a record whose one value is missing in a table of one column (pandas
+    # would drop it: a lost record); with more columns it holds no field and is skipped
+    lone = len(_header_row(source, shown, dialect).columns) == 1
     if chunksize is None:
-        return read_csv(source, shown, dialect=dialect, **_AS_TEXT)
-    return _text_chunks(source, shown, chunksize, dialect.delimiter)
+        return read_csv(source, shown, dialect=dialect, skip_blank_lines=not lone, **_AS_TEXT)
+    return _text_chunks(source, shown, chunksize, dialect.delimiter, not lone)
 
 
-def _text_chunks(source: Any, name: str, chunksize: int, delimiter: str
-                 ) -> Iterator[pd.DataFrame]:
+def _text_chunks(source: Any, name: str, chunksize: int, delimiter: str,
+                 skip_blank_lines: bool = True) -> Iterator[pd.DataFrame]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
             reader = pd.read_csv(source, header=None, index_col=False, chunksize=chunksize,
-                                 sep=delimiter, **_AS_TEXT)
+                                 sep=delimiter, skip_blank_lines=skip_blank_lines, **_AS_TEXT)
             chunks = iter(reader)
             first = next(chunks)  # (an empty file raises when the reader is made)
             columns = _header(first, name)

@@ -76,11 +76,50 @@ _MONEY = "(?:[A-Z]{3}|Rs|kr|Kr|Fr|z\u0142|K\u010d|Ft|lei|RM|Rp)\\.?"
 MONEY_WORD = rf"^\s*{_MONEY}(?=[\s\d+\-.])|(?<=[\d\s]){_MONEY}\s*$"
 #: What every value holding a number has: a digit (of any script), or an infinity.
 _MAYBE = r"\d|(?i:inf)"
-#: A digit of any script, or a number written as one sign: superscripts and subscripts
-#: (``²``, ``₃``), fractions (``½``), Roman and circled numerals, infinity (``∞``). Text
-#: holding one may be a number, however written, or a code or identifier: it is asked about.
-DIGIT = ("[\\d\u00b2\u00b3\u00b9\u00bc-\u00be\u2070-\u2079\u2080-\u2089\u2150-\u2189"
-         "\u2460-\u24ff\u221e]")
+#: The characters besides ``\d`` that are numbers (``str.isnumeric``: superscripts and
+#: subscripts, fractions, Roman, circled and dingbat numerals, CJK and other numerals such as
+#: ``三``), infinity and the enclosed alphanumerics, as code point ranges
+#: (``tests/test_release.py`` checks that they hold every numeric character Python knows).
+_NUMERIC_RANGES = (
+    (0xB2, 0xB3), (0xB9, 0xB9), (0xBC, 0xBE), (0x9F4, 0x9F9), (0xB72, 0xB77), (0xBF0, 0xBF2),
+    (0xC78, 0xC7E), (0xD58, 0xD5E), (0xD70, 0xD78), (0xF2A, 0xF33), (0x1369, 0x137C),
+    (0x16EE, 0x16F0), (0x17F0, 0x17F9), (0x19DA, 0x19DA), (0x2070, 0x2070), (0x2074, 0x2079),
+    (0x2080, 0x2089), (0x2150, 0x2182), (0x2185, 0x2189), (0x221E, 0x221E), (0x2460, 0x24FF),
+    (0x2776, 0x2793), (0x2CFD, 0x2CFD), (0x3007, 0x3007), (0x3021, 0x3029), (0x3038, 0x303A),
+    (0x3192, 0x3195), (0x3220, 0x3229), (0x3248, 0x324F), (0x3251, 0x325F), (0x3280, 0x3289),
+    (0x32B1, 0x32BF), (0x3405, 0x3405), (0x3483, 0x3483), (0x382A, 0x382A), (0x3B4D, 0x3B4D),
+    (0x4E00, 0x4E00), (0x4E03, 0x4E03), (0x4E07, 0x4E07), (0x4E09, 0x4E09), (0x4E5D, 0x4E5D),
+    (0x4E8C, 0x4E8C), (0x4E94, 0x4E94), (0x4E96, 0x4E96), (0x4EBF, 0x4EC0), (0x4EDF, 0x4EDF),
+    (0x4EE8, 0x4EE8), (0x4F0D, 0x4F0D), (0x4F70, 0x4F70), (0x5104, 0x5104), (0x5146, 0x5146),
+    (0x5169, 0x5169), (0x516B, 0x516B), (0x516D, 0x516D), (0x5341, 0x5341), (0x5343, 0x5345),
+    (0x534C, 0x534C), (0x53C1, 0x53C4), (0x56DB, 0x56DB), (0x58F1, 0x58F1), (0x58F9, 0x58F9),
+    (0x5E7A, 0x5E7A), (0x5EFE, 0x5EFF), (0x5F0C, 0x5F0E), (0x5F10, 0x5F10), (0x62FE, 0x62FE),
+    (0x634C, 0x634C), (0x67D2, 0x67D2), (0x6F06, 0x6F06), (0x7396, 0x7396), (0x767E, 0x767E),
+    (0x8086, 0x8086), (0x842C, 0x842C), (0x8CAE, 0x8CAE), (0x8CB3, 0x8CB3), (0x8D30, 0x8D30),
+    (0x9621, 0x9621), (0x9646, 0x9646), (0x964C, 0x964C), (0x9678, 0x9678), (0x96F6, 0x96F6),
+    (0xA6E6, 0xA6EF), (0xA830, 0xA835), (0xF96B, 0xF96B), (0xF973, 0xF973), (0xF978, 0xF978),
+    (0xF9B2, 0xF9B2), (0xF9D1, 0xF9D1), (0xF9D3, 0xF9D3), (0xF9FD, 0xF9FD), (0x10107, 0x10133),
+    (0x10140, 0x10178), (0x1018A, 0x1018B), (0x102E1, 0x102FB), (0x10320, 0x10323),
+    (0x10341, 0x10341), (0x1034A, 0x1034A), (0x103D1, 0x103D5), (0x10858, 0x1085F),
+    (0x10879, 0x1087F), (0x108A7, 0x108AF), (0x108FB, 0x108FF), (0x10916, 0x1091B),
+    (0x109BC, 0x109BD), (0x109C0, 0x109CF), (0x109D2, 0x109FF), (0x10A40, 0x10A48),
+    (0x10A7D, 0x10A7E), (0x10A9D, 0x10A9F), (0x10AEB, 0x10AEF), (0x10B58, 0x10B5F),
+    (0x10B78, 0x10B7F), (0x10BA9, 0x10BAF), (0x10CFA, 0x10CFF), (0x10E60, 0x10E7E),
+    (0x10F1D, 0x10F26), (0x10F51, 0x10F54), (0x10FC5, 0x10FCB), (0x11052, 0x11065),
+    (0x111E1, 0x111F4), (0x1173A, 0x1173B), (0x118EA, 0x118F2), (0x11C5A, 0x11C6C),
+    (0x11FC0, 0x11FD4), (0x12400, 0x1246E), (0x16B5B, 0x16B61), (0x16E80, 0x16E96),
+    (0x1D2E0, 0x1D2F3), (0x1D360, 0x1D378), (0x1E8C7, 0x1E8CF), (0x1EC71, 0x1ECAB),
+    (0x1ECAD, 0x1ECAF), (0x1ECB1, 0x1ECB4), (0x1ED01, 0x1ED2D), (0x1ED2F, 0x1ED3D),
+    (0x1F100, 0x1F10C), (0x20001, 0x20001), (0x20064, 0x20064), (0x200E2, 0x200E2),
+    (0x20121, 0x20121), (0x2092A, 0x2092A), (0x20983, 0x20983), (0x2098C, 0x2098C),
+    (0x2099C, 0x2099C), (0x20AEA, 0x20AEA), (0x20AFD, 0x20AFD), (0x20B19, 0x20B19),
+    (0x22390, 0x22390), (0x22998, 0x22998), (0x23B1B, 0x23B1B), (0x2626D, 0x2626D),
+    (0x2F890, 0x2F890),
+)
+#: A digit of any script, or a number written as one sign (``²``, ``₃``, ``½``, ``Ⅻ``,
+#: ``❶``, ``三``, ``∞``). Text holding one may be a number, however written, or a code or
+#: identifier: it is asked about.
+DIGIT = "[\\d" + "".join(f"{chr(a)}-{chr(b)}" for a, b in _NUMERIC_RANGES) + "]"
 #: Digits and signs written otherwise: full-width (``１２``), Arabic-Indic, Devanagari;
 #: the minus sign (U+2212) and dashes used as one.
 _PLAIN_DIGITS = str.maketrans({
@@ -111,8 +150,8 @@ class ColumnProfile:
 
     ``kind``: ``"number"`` (a numeric type, or text whose every non-missing value is a
     plain number), ``"bool"``, ``"datetime"``, ``"timedelta"``, ``"nested"`` (lists,
-    structs or maps holding numbers), ``"complex"``, ``"empty"`` (no value yet) or
-    ``"text"``.
+    structs or maps holding numbers), ``"complex"``, ``"binary"`` (bytes, whatever they
+    encode), ``"empty"`` (no value yet) or ``"text"``.
     ``numbers``: rows holding a number: a plain number, or text holding a digit of any
     script that is not a date (:func:`numeric_text`); ``number_rows``: the first of them
     (0-based data rows); ``number_samples``: the first values holding a number that are not
@@ -139,7 +178,7 @@ class ColumnProfile:
     @property
     def numeric_like(self) -> bool:
         """Numbers, or numbers in disguise: a column that may not be released raw."""
-        return (self.kind in ("number", "timedelta", "nested", "complex")
+        return (self.kind in ("number", "timedelta", "nested", "complex", "binary")
                 or (self.kind == "text" and self.numbers > 0))
 
     @property
@@ -211,6 +250,8 @@ def _hidden_number(value: Any) -> bool:
 
 def _scalar_kind(values: pd.Series) -> str | None:
     """The kind of an object column whose values all share one non-text kind."""
+    if values.map(lambda v: isinstance(v, (bytes, bytearray, memoryview))).any():
+        return "binary"  # (bytes may hold numbers in any encoding: not read as text)
     probe = values.iloc[:1000]
     if probe.map(lambda v: isinstance(v, (dict, *_NESTED))).any():
         return "nested" if values.map(_nested_number).any() else "text"
@@ -414,6 +455,8 @@ def _combine(a: ColumnProfile, b: ColumnProfile) -> ColumnProfile:
         kind = "text" if "text" in (a.kind, b.kind) else max(a.kind, b.kind)
     if kind == "nested" or "nested" in (a.kind, b.kind) or "timedelta" in (a.kind, b.kind):
         kind = "nested" if "nested" in (a.kind, b.kind) else "timedelta"
+    if "binary" in (a.kind, b.kind):
+        kind = "binary"
     numbers = _as_text_numbers(a) + _as_text_numbers(b)
     rows_b = tuple(a.rows + i for i in _number_rows(b))
     return ColumnProfile(
@@ -519,6 +562,24 @@ def check_names(names: Sequence[Any]) -> None:
                          f"({', '.join(RESERVED)}); rename them first")
 
 
+#: A column name that reads as a number (``34``, ``-1.5``, ``52300,50``, ``1e3``), as the
+#: values of a record do.
+_NUMBER_NAME = re.compile(r"\s*[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?\s*")
+
+
+def _first_record_as_names(names: Sequence[Any]) -> ValueError | None:
+    """The error for a table whose column names all read as numbers (a CSV file without
+    a header row: its first record became the names), or ``None``."""
+    if not names or not all(isinstance(c, str) and _NUMBER_NAME.fullmatch(c) for c in names):
+        return None
+    return ValueError(f"every column name ({len(names)}) reads as a number, as the values of a "
+                      "record do: the input seems to have no header row, so its first record "
+                      "would be released as the column names, unprotected, and left out of "
+                      "the data. Add a header row naming the columns; if these numbers are the "
+                      "column names, name the columns to protect (columns=[...], --columns) "
+                      "or to keep (keep=, --keep)")
+
+
 def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
                  columns: Any = None, strata: Sequence[Any] = (), keep: Any = None,
                  keep_rest: bool = False, stored_index: Sequence[Any] = ()) -> Roles:
@@ -536,6 +597,9 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
     strata = list(strata)
     kept = [] if keep is None else column_labels(keep, names, "keep")
     named = None if columns is None else column_labels(columns, names, "columns")
+    headless = None if named or kept or strata else _first_record_as_names(names)
+    if headless is not None:  # (naming a column confirms the names)
+        raise headless
     both = [c for c in (named or []) if c in strata]
     if both:
         raise ValueError(f"column(s) {both} are strata and cannot also be protected: a "
@@ -812,12 +876,24 @@ def _index_label(level: int, name: Any, levels: int) -> str:
     return f"level {level} of the index" + ("" if name is None else f" ({name!r})")
 
 
+def _masked(value: Any) -> str:
+    """``repr`` of a value an error shows, with every :data:`DIGIT` written ``#``: the form
+    of a confidential number (``'$##,###'``), not the number, reaches a terminal or a log.
+
+    Examples
+    --------
+    >>> print(_masked("$52,300"), _masked("SSN 123-45-6789"), _masked("n/a"))
+    '$##,###' 'SSN ###-##-####' 'n/a'
+    """
+    return repr(re.sub(DIGIT, "#", str(value)))
+
+
 def _holds(p: ColumnProfile) -> str:
     """What a numeric-looking column or index level holds, after its name in an error."""
     if p.kind == "text":
         rows = ", ".join(str(i + 1) for i in p.number_rows)
         shown = p.number_samples or p.plain_samples
-        eg = f" (e.g. {shown[0]!r})" if shown else ""
+        eg = f" (e.g. {_masked(shown[0])}, digits shown as #)" if shown else ""
         other = [v for v in p.samples if re.search(DIGIT, str(v)) is None]
         also = f"; other values such as {other[0]!r}" if other else ""
         return (f"{eg} holds numbers or digits in text in {p.numbers} of {p.rows} rows (first "
@@ -882,7 +958,7 @@ def _refusal(refused: list[Any], prof: dict[Any, ColumnProfile]) -> str:
 
 
 #: What a refused column holds, by kind, where "<kind>s" does not say it.
-_HOLDS = {"nested": "nested numbers", "complex": "complex numbers"}
+_HOLDS = {"nested": "nested numbers", "complex": "complex numbers", "binary": "bytes"}
 #: A fix that works for a refused column, by kind.
 _FIXES = {
     "number": "protect them (columns=[...], --columns)",
@@ -895,6 +971,8 @@ _FIXES = {
                  "those",
     "nested": "put each number in a column of its own and protect those",
     "complex": "split them into real and imaginary parts (two columns) and protect those",
+    "binary": "decode them first (to text, e.g. df[c].str.decode('utf-8'), or to numbers) "
+              "and protect the numbers",
 }
 
 
@@ -939,7 +1017,8 @@ def _not_numbers(column: Any, texts: int, decorated: int, examples: Sequence[Any
     numbers and ``decorated`` numbers written with separators or signs (``rows``: 0-based
     data rows of the first offending values, when known). Decorated numbers are not
     guessed at."""
-    shown = [", ".join(map(repr, examples[:3]))] if len(examples) else []
+    shown = ([", ".join(map(_masked, examples[:3])) + " (digits shown as #)"] if len(examples)
+             else [])
     if len(rows):
         shown.append(f"first at data rows {', '.join(str(i + 1) for i in rows[:SHOWN_ROWS])}")
     problems = []

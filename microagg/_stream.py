@@ -308,7 +308,8 @@ def _csv_batches(source: Path, columns: list[Any], names: list[Any],
     reader = pd.read_csv(source, chunksize=BATCH_ROWS, dtype=text, keep_default_na=False,
                          na_values={c: [*MISSING_TEXT, *settings.na] for c in columns},
                          header=0, names=names, index_col=False,
-                         sep=settings.dialect.delimiter, decimal=settings.dialect.decimal)
+                         sep=settings.dialect.delimiter, decimal=settings.dialect.decimal,
+                         skip_blank_lines=len(names) > 1)  # (as read_text_csv reads them)
     try:
         yield from reader
     except pd.errors.ParserError as err:  # a row further on than the first batch

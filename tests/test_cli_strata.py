@@ -17,6 +17,7 @@ import pytest
 from cli_helpers import one_line_error, run
 
 import microagg as ma
+from microagg import _cli_strata
 
 pytest.importorskip("pyarrow")
 
@@ -50,6 +51,28 @@ def same_as_in_memory(result: pd.DataFrame, df: pd.DataFrame, **kwargs) -> None:
 COLS = ["--columns", "income,age,hours"]
 #: "wave" is numeric and, when not a stratum, must be kept explicitly (release contract).
 KEEP = ["--keep", "wave"]
+
+
+def test_rows_added_to_the_input_during_the_run_stop_it(tmp_path, capsys, monkeypatch):
+    """--strata reads the file more than once: rows appended after the first pass decided
+    the columns' roles (an export still being written) were released unchecked, a text
+    column holding an SSN among them. The run now stops, writing nothing."""
+    df = national(300).drop(columns=["wave"]).assign(note="yes")
+    src, out = tmp_path / "growing.csv", tmp_path / "out.csv"
+    df.to_csv(src, index=False)
+    stream = _cli_strata.protect_stream
+
+    def appended(source, *args, **kwargs):
+        with open(source, "a") as fh:
+            fh.write("999,RA,50001.0,40,38.0,SSN 123-45-6789\n")
+        return stream(source, *args, **kwargs)
+
+    monkeypatch.setattr(_cli_strata, "protect_stream", appended)
+    rc, _, err = run(["protect", src, "-k", "3", "--strata", "region", "--keep", "id",
+                      "-o", out], capsys)
+    line = one_line_error(rc, err)
+    assert "changed while it was being read" in line and "nothing was written" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["growing.csv"]
 
 
 def test_parquet_in_and_out_without_strata(tmp_path, capsys):

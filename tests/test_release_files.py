@@ -111,6 +111,17 @@ def test_force_replaces_atomically(src, tmp_path, capsys):
     assert _protected(pd.read_csv(out))
 
 
+@pytest.mark.parametrize("strata", [[], STRATA])
+def test_force_keeps_the_permissions_of_the_file_it_replaces(src, tmp_path, capsys, strata):
+    """A release kept readable by its owner only (0600) became 0644 when replaced."""
+    out = tmp_path / "out.csv"
+    out.write_text("old\n")
+    out.chmod(0o600)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, "--force", *strata], capsys)
+    assert rc == 0, err
+    assert out.stat().st_mode & 0o777 == 0o600
+
+
 def test_two_runs_racing_for_one_output(src, tmp_path):
     """Two runs to one ``-o`` started together: exactly one succeeds, the other exits 2
     naming the file."""

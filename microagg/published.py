@@ -12,7 +12,7 @@ Each CSV row is one printed cell, with the columns
 
 Paper keys: ``"ivmdav"`` (Rawat and Borah, IV-MDAV), ``"vmdav"`` (Solanas and
 Martinez-Balleste, V-MDAV), ``"genetic"`` (Martinez-Balleste et al., the
-MDAV + GA hybrid) and ``"gomm"`` (Nin et al., GOMM). Table keys are strings:
+MDAV + GA hybrid) and ``"gomm"`` (the GOMM paper). Table keys are strings:
 ``"1"``, ``"2"``, ... for numbered tables, ``"sec4.2"`` and the like for
 numbers the paper gives in the text of a section. Integers are accepted
 wherever a table key is expected.
@@ -58,8 +58,8 @@ __all__ = [
     "value",
 ]
 
-#: Columns of every table returned by :func:`table`, in order.
-COLUMNS: tuple[str, ...] = (
+#: Columns of the CSV files of ``data/published``, in order.
+_FILE_COLUMNS: tuple[str, ...] = (
     "paper",
     "table",
     "dataset",
@@ -70,6 +70,10 @@ COLUMNS: tuple[str, ...] = (
     "value",
     "note",
 )
+#: Columns of every table returned by :func:`table`, in order: the files' columns and
+#: ``decimals``, the number of decimals the paper printed (``45.0`` -> 1, ``768`` -> 0),
+#: read from the value as the file writes it.
+COLUMNS: tuple[str, ...] = (*_FILE_COLUMNS, "decimals")
 
 #: Paper keys, with the bibliography key (``references.bib``) and the title.
 PAPERS: dict[str, dict[str, str]] = {
@@ -87,8 +91,9 @@ PAPERS: dict[str, dict[str, str]] = {
         "title": "A genetic approach to multivariate microaggregation for database privacy",
     },
     "gomm": {
-        "cite": "nin2008gomm",
-        "title": "GOMM: genetic optimizer for multivariate microaggregation",
+        "cite": "balasch2014gomm",
+        "title": "Using genetic algorithms for attribute grouping in multivariate "
+                 "microaggregation",
     },
 }
 
@@ -152,10 +157,10 @@ def _read_paper(folder: str, paper: str, stamp: tuple[tuple[str, int], ...]) -> 
     frames = []
     for path in _paper_files(Path(folder), paper):
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-        missing = [c for c in COLUMNS if c not in frame.columns]
+        missing = [c for c in _FILE_COLUMNS if c not in frame.columns]
         if missing:
             raise ValueError(f"{path}: missing columns {missing}")
-        frames.append(frame[list(COLUMNS)])
+        frames.append(frame[list(_FILE_COLUMNS)])
     if not frames:
         raise FileNotFoundError(f"no CSV files for paper {paper!r} in {folder}")
     df = pd.concat(frames, ignore_index=True)
@@ -163,7 +168,9 @@ def _read_paper(folder: str, paper: str, stamp: tuple[tuple[str, int], ...]) -> 
     if len(bad):
         raise ValueError(f"files of paper {paper!r} in {folder} hold rows of {list(bad)}")
     df["k"] = pd.to_numeric(df["k"].replace("", pd.NA)).astype("Int64")
-    df["value"] = pd.to_numeric(df["value"]).astype("float64")
+    text = df["value"].str.strip()
+    df["value"] = pd.to_numeric(text).astype("float64")
+    df["decimals"] = text.str.extract(r"\.(\d*)$", expand=False).fillna("").str.len()
     return df
 
 

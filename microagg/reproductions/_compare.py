@@ -9,6 +9,7 @@ Book: :ref:`page-ledger`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -36,13 +37,17 @@ __all__ = ["EXACT", "CLOSE", "STATUSES", "compare", "ivmdav_table1", "paper_layo
 def _published_cells(name: str) -> pd.DataFrame:
     entry = get_entry(name)
     if not entry.tables:
-        return pd.DataFrame(columns=[*KEYS, "published", "note"])
+        return pd.DataFrame(columns=[*KEYS, "published", "decimals", "note"])
     pub = published.table(entry.paper, list(entry.tables))
     pub = pub.rename(columns={"value": "published"})
-    return pub[[*KEYS, "published", "note", "table"]]
+    return pub[[*KEYS, "published", "decimals", "note", "table"]]
 
 
-def _recreated_reason(row: pd.Series) -> str:
+def _recreated_reason(row: pd.Series, reasons: Callable[[pd.Series], str] | None) -> str:
+    if (row["status"] == RECREATED[1] and reasons is not None and row["runs"] > 1
+            and float(row["ours_sd"]) == 0):  # every re-draw agrees: not the re-creation
+        return (f"the same in all {int(row['runs'])} re-draws of our re-creation, so the "
+                f"re-drawn data do not explain the gap: {reasons(row)}")
     if row["status"] == "differs":
         return (f"the paper's data were never published: ours come from only {int(row['runs'])} "
                 f"re-draws of our re-creation, fewer than the {MIN_DRAWS} whose spread the "
@@ -86,7 +91,8 @@ def compare(name: str, *, ours: pd.DataFrame | None = None, quick: bool | None =
         merged[column] = merged[column].fillna(fill) if column in merged else fill
     merged["runs"] = merged["runs"].astype(int)
     if len(pub):
-        merged["status"] = [cell_status(r, inputs=entry.inputs, recreated=entry.recreated)
+        merged["status"] = [cell_status(r, inputs=entry.inputs, recreated=entry.recreated,
+                                        restated=entry.restated)
                             for _, r in merged.iterrows()]
     else:
         merged["status"] = ""
@@ -98,7 +104,7 @@ def compare(name: str, *, ours: pd.DataFrame | None = None, quick: bool | None =
     recreated = merged["status"].isin(RECREATED) | (differs & merged["dataset"].isin(
         entry.recreated))
     if recreated.any():
-        merged.loc[recreated, "reason"] = [_recreated_reason(r)
+        merged.loc[recreated, "reason"] = [_recreated_reason(r, entry.reasons)
                                            for _, r in merged[recreated].iterrows()]
     merged["section"] = entry.section
     merged["evidence"] = np.where(merged["runs"].gt(1) & bool(entry.evidence), entry.evidence,

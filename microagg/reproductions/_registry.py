@@ -66,7 +66,9 @@ class Entry:
     paper's settings and ``quick_settings`` the reduced ones nbval may use. ``tables``
     are the table keys of ``data/published`` it answers (empty for figure data),
     ``section`` the label of the book section that discusses it, ``inputs`` the metrics
-    that are settings rather than results, and ``reasons(row)`` a one-line reason for a
+    that are settings rather than results, ``restated(row)`` whether a cell restates
+    another part of the paper rather than a result (the size of a grouping the paper
+    lists), and ``reasons(row)`` a one-line reason for a
     cell that differs. ``recreated`` names the data sets the paper never published (our
     numbers come from re-draws), and ``evidence`` the label of the chapter's figure of our
     runs against the published values (for entries with repeated runs).
@@ -87,6 +89,7 @@ class Entry:
     paper_settings: dict[str, Any] = field(default_factory=dict)
     quick_settings: dict[str, Any] = field(default_factory=dict)
     inputs: tuple[str, ...] = ()
+    restated: Callable[[pd.Series], bool] | None = None
     reasons: Callable[[pd.Series], str] | None = None
     recreated: tuple[str, ...] = ()
     evidence: str = ""

@@ -5,8 +5,8 @@ read ``STATUSES``; :func:`cell_status` is the only place a status is decided.
 
 * **exact**: within :data:`EXACT` % of the printed value, or equal to it at the precision
   the paper printed (a number printed with two decimals cannot be matched more closely
-  than its last digit; the precision is read off the transcribed number, so ``768`` means
-  0 decimals);
+  than its last digit; the precision is read off the number as ``data/published`` writes
+  it, so ``768`` means 0 decimals and ``45.0`` one);
 * **close**: within :data:`CLOSE` %;
 * **consistent**: a randomised reproduction run at least :data:`MIN_RUNS` times whose runs
   bracket the published value: it lies within the range of our runs, or within two
@@ -21,15 +21,16 @@ read ``STATUSES``; :func:`cell_status` is the only place a status is decided.
 * **differs**: beyond all of these; the cell carries a one-line reason and the book
   section that discusses it;
 * **input**: a setting the paper states and the book runs with (GA parameters, score
-  weights, the V-MDAV paper's scattered/clustered labels): reported back as used, not a
-  result.
+  weights, the V-MDAV paper's scattered/clustered labels), or a cell restating another part
+  of the paper (the size of an ad-hoc grouping the GOMM paper lists): reported back as used,
+  not a result.
 
 Book: :ref:`page-ledger`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,8 +80,9 @@ STATUSES: dict[str, Status] = {s.name: s for s in (
                                       "value lies outside our spread"),
     Status("differs", "beyond all of these; the row gives the reason and links the section "
                       "that discusses it"),
-    Status("input", "a setting the paper states and the book runs with, reported back as used",
-           result=False),
+    Status("input", "a setting the paper states and the book runs with, or a cell restating "
+                    "another part of the paper (an ad-hoc grouping's size), reported back as "
+                    "used", result=False),
 )}
 #: The two statuses of cells computed on re-created data (inside, outside).
 RECREATED = ("recreated data, inside", "recreated data, outside")
@@ -117,11 +119,17 @@ def run_values(text: Any) -> list[float]:
     return [float(v) for v in text.split(";")]
 
 
-def _printed_decimals(value: float) -> int:
-    """Decimals of a published number as transcribed (``768`` -> 0, ``4.71`` -> 2)."""
-    if float(value).is_integer():
+def _printed_decimals(row: pd.Series) -> int:
+    """Decimals the paper printed: the row's ``decimals`` (from the value as
+    ``data/published`` writes it, so ``45.0`` has one), else those of the float
+    (``768.0`` -> 0, ``4.71`` -> 2)."""
+    given = row.get("decimals")
+    if given is not None and pd.notna(given):
+        return int(given)
+    value = float(row["published"])
+    if value.is_integer():
         return 0
-    text = repr(float(value))
+    text = repr(value)
     return len(text.split(".")[1]) if "e" not in text else 12
 
 
@@ -136,11 +144,14 @@ def _within_runs(row: pd.Series) -> bool:
 
 
 def cell_status(row: pd.Series, *, inputs: tuple[str, ...] = (),
-                recreated: tuple[str, ...] = ()) -> str:
+                recreated: tuple[str, ...] = (),
+                restated: Callable[[pd.Series], bool] | None = None) -> str:
     """The status (a key of ``STATUSES``) of one compared cell.
 
-    ``row`` holds ``metric, dataset, published, ours`` and, for repeated runs, ``runs``,
-    ``ours_sd`` and ``ours_runs``; ``inputs`` are the metrics that are settings, and
+    ``row`` holds ``metric, dataset, published, ours``, optionally ``decimals`` (those the
+    paper printed, :data:`microagg.published.COLUMNS`), and, for repeated runs, ``runs``,
+    ``ours_sd`` and ``ours_runs``; ``inputs`` are the metrics that are settings,
+    ``restated(row)`` says whether a cell restates another part of the paper, and
     ``recreated`` the data sets the paper never published.
 
     Book: :ref:`page-ledger`.
@@ -152,6 +163,9 @@ def cell_status(row: pd.Series, *, inputs: tuple[str, ...] = (),
     'exact'
     >>> cell_status(pd.Series({**row, "ours": 5.0}))
     'differs'
+    >>> printed = pd.Series({"metric": "IL", "dataset": "d", "published": 45.0, "ours": 45.36})
+    >>> cell_status(printed), cell_status(pd.Series({**printed, "decimals": 1}))
+    ('exact', 'close')
     >>> noisy = pd.Series({"metric": "IL", "dataset": "d", "published": 5.25, "ours": 4.9,
     ...                    "runs": 10, "ours_sd": 0.2, "ours_runs": join_runs([4.4, 5.1])})
     >>> cell_status(noisy)
@@ -160,13 +174,13 @@ def cell_status(row: pd.Series, *, inputs: tuple[str, ...] = (),
     >>> cell_status(redrawn, recreated=("d",)), cell_status(noisy, recreated=("d",))
     ('recreated data, inside', 'differs')
     """
-    if row["metric"] in inputs:
+    if row["metric"] in inputs or (restated is not None and restated(row)):
         return "input"
     ours, pub = row["ours"], row["published"]
     if pd.isna(ours):
         return "differs"
     rel = abs(ours - pub) / abs(pub) * 100.0 if pub != 0 else (0.0 if ours == 0 else np.inf)
-    decimals = _printed_decimals(pub)
+    decimals = _printed_decimals(row)
     printed = np.isclose(round(float(ours), decimals), pub, rtol=0,
                          atol=10.0 ** -(decimals + 6))
     if rel <= EXACT or printed:

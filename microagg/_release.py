@@ -562,24 +562,6 @@ def check_names(names: Sequence[Any]) -> None:
                          f"({', '.join(RESERVED)}); rename them first")
 
 
-#: A column name that reads as a number (``34``, ``-1.5``, ``52300,50``, ``1e3``), as the
-#: values of a record do.
-_NUMBER_NAME = re.compile(r"\s*[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?\s*")
-
-
-def _first_record_as_names(names: Sequence[Any]) -> ValueError | None:
-    """The error for a table whose column names all read as numbers (a CSV file without
-    a header row: its first record became the names), or ``None``."""
-    if not names or not all(isinstance(c, str) and _NUMBER_NAME.fullmatch(c) for c in names):
-        return None
-    return ValueError(f"every column name ({len(names)}) reads as a number, as the values of a "
-                      "record do: the input seems to have no header row, so its first record "
-                      "would be released as the column names, unprotected, and left out of "
-                      "the data. Add a header row naming the columns; if these numbers are the "
-                      "column names, name the columns to protect (columns=[...], --columns) "
-                      "or to keep (keep=, --keep)")
-
-
 def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
                  columns: Any = None, strata: Sequence[Any] = (), keep: Any = None,
                  keep_rest: bool = False, stored_index: Sequence[Any] = ()) -> Roles:
@@ -589,7 +571,7 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
     Parquet file's pandas metadata): judged as :func:`decide_index` judges an index, kept
     if they number the rows, else asked about unless named (:func:`stored_index_rows`).
     """
-    from ._validate import check_flag, column_labels
+    from ._validate import check_flag, column_labels, first_record_as_names
 
     keep_rest = check_flag(keep_rest, "keep_rest")  # ("no" would keep every column raw)
     check_names(names)
@@ -597,7 +579,7 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
     strata = list(strata)
     kept = [] if keep is None else column_labels(keep, names, "keep")
     named = None if columns is None else column_labels(columns, names, "columns")
-    headless = None if named or kept or strata else _first_record_as_names(names)
+    headless = None if named or kept or strata else first_record_as_names(names)
     if headless is not None:  # (naming a column confirms the names)
         raise headless
     both = [c for c in (named or []) if c in strata]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import decimal
 import math
 import numbers
+import re
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -360,6 +361,24 @@ def unscale_square(value: float, e: int, what: str) -> float:
         ) from None
 
 
+#: A column name that reads as a number (``34``, ``-1.5``, ``52300,50``, ``1e3``), as the
+#: values of a record do.
+_NUMBER_NAME = re.compile(r"\s*[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?\s*")
+
+
+def first_record_as_names(names: Sequence[Any]) -> ValueError | None:
+    """The error for a table whose column names all read as numbers (a CSV file without
+    a header row: its first record became the names), or ``None``."""
+    if not names or not all(isinstance(c, str) and _NUMBER_NAME.fullmatch(c) for c in names):
+        return None
+    return ValueError(f"every column name ({len(names)}) reads as a number, as the values of a "
+                      "record do: the input seems to have no header row, so its first record "
+                      "would be released as the column names, unprotected, and left out of "
+                      "the data. Add a header row naming the columns; if these numbers are the "
+                      "column names, name the columns to protect (columns=[...], --columns) "
+                      "or to keep (keep=, --keep)")
+
+
 def column_labels(value: Any, table_columns: Sequence[Any], name: str) -> list[Any]:
     """The column labels ``value`` names (one label or a list), each in ``table_columns``.
 
@@ -379,6 +398,9 @@ def column_labels(value: Any, table_columns: Sequence[Any], name: str) -> list[A
         raise ValueError(f"{what} {twice} are named more than once in {name}")
     known = list(table_columns)
     missing = [c for c in chosen if c not in known]
+    headless = first_record_as_names(known) if missing else None
+    if headless is not None:  # (the names would be a record: not shown)
+        raise headless
     if missing:
         raise ValueError(f"{what} {missing} are not in the table; it has {known}"
                          + _quoting_hint(missing, known))

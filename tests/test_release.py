@@ -128,6 +128,10 @@ def test_a_csv_without_a_header_row_is_refused(tmp_path, capsys):
     rc, _, err = run(["protect", src, "-k", "3", "-o", out], capsys)
     line = one_line_error(rc, err)
     assert "no header row" in line and not any(v in line for v in first), line
+    for named in (["--strata", "region"], ["--columns", "income"], ["--keep", "id"]):
+        rc, _, err = run(["protect", src, "-k", "3", "-o", out, *named], capsys)
+        line = one_line_error(rc, err)  # (not "not in the table; it has [the record]")
+        assert "no header row" in line and not any(v in line for v in first), line
     assert _leftovers(tmp_path, "part_ab.csv") == []
     as_read = pd.read_csv(src)  # (the first record as names)
     with pytest.raises(ValueError, match="no header row"):

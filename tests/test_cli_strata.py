@@ -75,6 +75,27 @@ def test_rows_added_to_the_input_during_the_run_stop_it(tmp_path, capsys, monkey
     assert sorted(p.name for p in tmp_path.iterdir()) == ["growing.csv"]
 
 
+def test_integers_beyond_2_to_the_53_are_protected_streamed_too(tmp_path, capsys):
+    """A CSV column of integers beyond 2**53 was protected in memory, but stopped --strata
+    with Arrow's refusal to round it (printing a raw value). Streamed, it is read as the
+    nearest float, as in memory: the same release."""
+    rng = np.random.default_rng(5)
+    n = 60
+    df = pd.DataFrame({"id": np.arange(n), "region": rng.choice(["RA", "RB"], n),
+                       "income": rng.gamma(2.0, 1000.0, n).round(2),
+                       "account": 2**53 + rng.integers(0, 10**9, n)})
+    src, out = tmp_path / "big.csv", tmp_path / "out.csv"
+    df.to_csv(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", "--strata", "region", "--keep", "id",
+                      "-o", out], capsys)
+    assert rc == 0, err
+    expected = ma.microaggregate(pd.read_csv(src), 3, strata="region",
+                                 keep=["id"]).set_index("id")
+    got = read(out).set_index("id").loc[expected.index]
+    for c in ("income", "account"):
+        np.testing.assert_array_equal(got[c].to_numpy(float), expected[c].to_numpy(float))
+
+
 def test_parquet_in_and_out_without_strata(tmp_path, capsys):
     df = national(200)
     src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"

@@ -33,8 +33,7 @@ def blocked(X: Any, k: int, *, method: str = "mdav", block_size: int = 10_000,
     * ``"tree"`` (default): split recursively at the median of the attribute with
       the largest variance until every block has at most ``block_size`` records
       (only if both halves keep ``k``): a binary kd-tree, the two-way relative of
-      the :math:`2^d`-tree blocking of Solanas et al.
-      :cite:p:`solanas2006blocking`;
+      the :math:`2^d`-tree blocking of Solanas et al. (ARES 2006);
     * ``"pca"``: order the records along the first principal component of the
       centred data (ties by input order) and cut the ordering into
       :math:`B = \min(\lceil n / \text{block\_size} \rceil, \lfloor n/k \rfloor)`

@@ -44,7 +44,7 @@ from ._release import (
     text_to_numbers,
 )
 from ._stream import arrow_frame, file_format, require_pyarrow, stored_index
-from ._validate import check_flags, column_labels, number_objects
+from ._validate import check_flags, column_labels, first_record_as_names, number_objects
 
 __all__ = ["ReleaseAudit", "audit", "table_batches", "check_release"]
 
@@ -251,6 +251,10 @@ def _audit(original: Any, released: Any, k: int, reader: _Reader, *, strata: Any
     kept, kept_index = split_keep(keep, names, out_index)
     kept = kept or []
     named = None if columns is None else column_labels(columns, names, "columns")
+    headless = None if named or kept or strata_cols else first_record_as_names(
+        names, [c for c in names if prof[c].numeric_like])
+    if headless is not None:  # as protect asks (an input without its header row)
+        raise headless
     if keep_rest and named is not None:  # (as protect --keep-rest releases them)
         kept += [c for c in names if c not in named and c not in strata_cols and c not in kept]
     notes = []

@@ -623,14 +623,24 @@ def publish(tmp: str, out: Path, *, force: bool = False) -> None:
     Without ``force`` an existing ``out`` is never replaced, even one created by another
     run a moment ago: ``renameat2(RENAME_NOREPLACE)`` (Linux), else a hard link (which
     fails if the name exists) then removing ``tmp``; the error names the file. With
-    ``force``, :func:`os.replace`, the file replaced lending its permissions (a release
-    kept at 0600 stays so).
+    ``force``, :func:`os.replace`, the file replaced lending its group and permissions (a
+    release kept at 0640 for one group stays so; if its group cannot be given, nothing is
+    replaced).
     """
     if force:
         try:
-            os.chmod(tmp, os.stat(out).st_mode & 0o7777)
+            old = os.stat(out)
         except OSError:  # no file to replace (or one we cannot read): the new file's own
-            pass
+            old = None
+        if old is not None:
+            try:
+                os.chown(tmp, -1, old.st_gid)  # (its group first: then its mode's group bits)
+            except OSError:
+                raise PermissionError(f"cannot give the new {out.name} the group of the file "
+                                      f"it replaces (group id {old.st_gid}), so other people "
+                                      "could read it: nothing was replaced; remove the old "
+                                      "file first, or write to another name") from None
+            os.chmod(tmp, old.st_mode & 0o7777)
         os.replace(tmp, out)
         return
     try:

@@ -223,18 +223,20 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
             check_release(source, tmp, args.k, roles, fmts, choice.dialect,
                           progress=shows_progress(args.progress))
         if _stamp(source) != as_profiled:  # the roles were decided on what it held then
-            raise ValueError(f"{source} changed while it was being read (its size or time of "
-                             "change differs from the first pass's, which decided what each "
+            raise ValueError(f"{source} changed while it was being read (its size or times of "
+                             "change differ from the first pass's, which decided what each "
                              "column is): nothing was written; run again once the file is "
                              "complete")
     _report(args, settings, roles, report, fmts)
     return 0
 
 
-def _stamp(source: Path) -> tuple[int, int, int]:
-    """What tells the file ``source`` has changed: its size, time of change and inode."""
+def _stamp(source: Path) -> tuple[int, int, int, int]:
+    """What tells the file ``source`` has changed: its size, modification time, status
+    change time (which no program can set back, as ``touch -d`` sets the other) and
+    inode."""
     st = source.stat()
-    return st.st_size, st.st_mtime_ns, st.st_ino
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
 
 
 @contextmanager

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validate import SHOWN_ROWS, number_objects, object_floats
+from ._validate import SHOWN_ROWS, number_objects, object_floats, shown_names
 
 __all__ = ["RESERVED", "BLANK_HEADER", "MISSING_TEXT", "ColumnProfile", "Roles", "profile_frame",
            "combine_profiles", "profile_batches", "decide_roles", "check_names",
@@ -126,10 +126,14 @@ _PLAIN_DIGITS = str.maketrans({
     **{chr(base + d): str(d) for base in (0xFF10, 0x0660, 0x06F0, 0x0966) for d in range(10)},
     **dict.fromkeys(map(chr, (0x2212, 0x2012, 0x2013, 0xFE63, 0xFF0D)), "-"),
     "\uff0b": "+", "\uff0e": ".", "\uff0c": ","})
-#: Text that is a date or a time of day: ISO 8601 (1980-03-01, 1980-03-01T12:30:00Z) or
-#: day, month and year with slashes or dots (01/03/1980, 1.3.80).
-DATED = (r"^\s*(\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[/.]\d{1,2}[/.]\d{2,4})"
-         r"([ T]\d{1,2}:\d{2}(:\d{2}(\.\d*)?)?)?\s*(Z|[+-]\d{2}:?\d{2})?\s*$")
+#: Text that is a date, perhaps with a time of day: ISO 8601 (1980-03-01,
+#: 1980-03-01T12:30:00Z) or day, month and year with slashes or dots (01/03/1980, 1.3.80),
+#: months 1-12, days 1-31, years 1800-2199 (or two digits); a time zone only after a time
+#: (``1980-03-01-1037`` is a code, not a date).
+_DAY, _MONTH, _YEAR = r"(0?[1-9]|[12]\d|3[01])", r"(0?[1-9]|1[0-2])", r"(1[89]|2[01])\d\d"
+DATED = (rf"^\s*({_YEAR}-{_MONTH}-{_DAY}|({_DAY}[/.]{_MONTH}|{_MONTH}[/.]{_DAY})[/.]"
+         rf"(\d\d|{_YEAR}))"
+         r"([ T]\d{1,2}:\d{2}(:\d{2}(\.\d*)?)?(\s*(Z|[+-]\d{2}:?\d{2}))?)?\s*$")
 #: Text that stands for a missing value in files: read as missing in a protected CSV
 #: column streamed by strata (then an error naming its rows), and as a missing number when
 #: the audit compares columns.
@@ -230,13 +234,16 @@ def _kind(col: pd.Series) -> str:
 def _nested_number(value: Any) -> bool:
     """True for a list, tuple, set, array, dict (struct or map) holding a number
     somewhere: a number of any type (``Decimal``, a Parquet decimal's values), a duration,
-    or text holding a :data:`DIGIT` that is no date, as a text column's values are read."""
+    bytes, or text holding a :data:`DIGIT` that is no date, as a text column's values are
+    read."""
     if isinstance(value, dict):
         return any(_nested_number(v) for v in value.values())
     if isinstance(value, _NESTED):
         return any(_nested_number(v) for v in value)
     if isinstance(value, bool | np.bool_):
         return False
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return True  # (bytes may encode numbers in any way: asked about, as at the top level)
     if isinstance(value, str):
         return re.search(DIGIT, value) is not None and re.match(DATED, value) is None
     return isinstance(value, (numbers.Number, np.number, *_DURATIONS))
@@ -549,8 +556,9 @@ def check_names(names: Sequence[Any]) -> None:
         seen.add(c)
     dup = list(repeated)
     if dup:
-        raise ValueError(f"the table has duplicate column names {dup}: a repeated name cannot "
-                         "be protected or reported unambiguously; rename the columns first")
+        raise ValueError(f"the table has duplicate column names {shown_names(dup)}: a repeated "
+                         "name cannot be protected or reported unambiguously; rename the "
+                         "columns first")
     flags = [c for c in names if isinstance(c, (bool, np.bool_))]
     if flags:  # (pandas reads a list of True/False as a row mask, never as labels)
         raise ValueError(f"column name(s) {flags} are True/False, which pandas reads as a "
@@ -579,7 +587,8 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
     strata = list(strata)
     kept = [] if keep is None else column_labels(keep, names, "keep")
     named = None if columns is None else column_labels(columns, names, "columns")
-    headless = None if named or kept or strata else first_record_as_names(names)
+    headless = None if named or kept or strata else first_record_as_names(
+        names, [c for c in names if prof[c].numeric_like])
     if headless is not None:  # (naming a column confirms the names)
         raise headless
     both = [c for c in (named or []) if c in strata]
@@ -918,8 +927,8 @@ def nothing_to_protect(names: Sequence[Any], prof: dict[Any, ColumnProfile],
         hint += (f" (its numeric column {index!r} counts the rows 0, 1, ..., so it is kept as "
                  "a row index: name it in columns to protect it)")
     return ValueError(f"the table has no numeric column to {what}{hint}; its columns are "
-                      f"{list(names)[:10]}: name the columns to {what} (columns=[...], "
-                      "--columns on the command line)")
+                      f"{shown_names(list(names)[:10])}: name the columns to {what} "
+                      "(columns=[...], --columns on the command line)")
 
 
 def _refusal(refused: list[Any], prof: dict[Any, ColumnProfile]) -> str:

@@ -331,9 +331,9 @@ def _batches(source: Path, fmt: str, settings: StreamSettings) -> Iterator[tuple
     schema = pa.schema([(str(c), pa.float64() if c in set(settings.columns) else pa.string())
                         for c in names])
     for chunk in _csv_batches(source, settings.columns, names, settings):
-        whole = [c for c in settings.columns if pd.api.types.is_integer_dtype(chunk[c].dtype)]
-        if whole:  # as floats, rounded to the nearest as the text is read in memory (Arrow
-            # refuses to round an integer beyond 2**53 itself)
+        whole = [c for c in settings.columns if not pd.api.types.is_float_dtype(chunk[c].dtype)]
+        if whole:  # integers (Python's beyond 64 bits) as floats, rounded to the nearest as
+            # the text is read in memory (Arrow refuses to round one beyond 2**53 itself)
             chunk = chunk.astype(dict.fromkeys(whole, "float64"))
         frame = chunk[keep]
         yield frame, pa.RecordBatch.from_pandas(chunk, schema=schema, preserve_index=False)

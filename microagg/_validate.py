@@ -366,17 +366,43 @@ def unscale_square(value: float, e: int, what: str) -> float:
 _NUMBER_NAME = re.compile(r"\s*[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?\s*")
 
 
-def first_record_as_names(names: Sequence[Any]) -> ValueError | None:
-    """The error for a table whose column names all read as numbers (a CSV file without
-    a header row: its first record became the names), or ``None``."""
-    if not names or not all(isinstance(c, str) and _NUMBER_NAME.fullmatch(c) for c in names):
+def reads_as_number(name: Any) -> bool:
+    """Whether a column name reads as a number, as a record's value would: a plain number
+    (``34``, ``1e3``), or numerals with no letter (``$52,300``, ``12%``, ``½``, ``1 234``);
+    not ``income_2019`` or ``Q1``."""
+    if not isinstance(name, str):
+        return False
+    return bool(_NUMBER_NAME.fullmatch(name)) or (
+        any(ch.isnumeric() for ch in name) and not any(ch.isalpha() for ch in name))
+
+
+def shown_names(names: Sequence[Any]) -> str:
+    """``names`` as an error lists them, the digits of a name that reads as a number
+    written ``#`` (it may be a record's value: a file without a header row)."""
+    return "[" + ", ".join(
+        repr("".join("#" if ch.isnumeric() else ch for ch in c)) if reads_as_number(c)
+        else repr(c) for c in names) + "]"
+
+
+def first_record_as_names(names: Sequence[Any], numeric: Sequence[Any] = ()
+                          ) -> ValueError | None:
+    """The error for a table that seems to have lost its header row (a CSV file without
+    one: its first record became the names), or ``None``: every column name reads as a
+    number, or a column among ``numeric`` (those holding numbers) has a name that does."""
+    if not names:
         return None
-    return ValueError(f"every column name ({len(names)}) reads as a number, as the values of a "
-                      "record do: the input seems to have no header row, so its first record "
-                      "would be released as the column names, unprotected, and left out of "
-                      "the data. Add a header row naming the columns; if these numbers are the "
-                      "column names, name the columns to protect (columns=[...], --columns) "
-                      "or to keep (keep=, --keep)")
+    if all(reads_as_number(c) for c in names):
+        what = f"every column name ({len(names)}) reads"
+    else:
+        odd = [c for c in numeric if reads_as_number(c)]
+        if not odd:
+            return None
+        what = f"{len(odd)} column(s) of numbers have a name that reads"
+    return ValueError(f"{what} as a number, as the values of a record do: the input seems to "
+                      "have no header row, so its first record would be released as the column "
+                      "names, unprotected, and left out of the data. Add a header row naming "
+                      "the columns; if these are the column names, name the columns to "
+                      "protect (columns=[...], --columns) or to keep (keep=, --keep)")
 
 
 def column_labels(value: Any, table_columns: Sequence[Any], name: str) -> list[Any]:
@@ -399,10 +425,10 @@ def column_labels(value: Any, table_columns: Sequence[Any], name: str) -> list[A
     known = list(table_columns)
     missing = [c for c in chosen if c not in known]
     headless = first_record_as_names(known) if missing else None
-    if headless is not None:  # (the names would be a record: not shown)
+    if headless is not None:  # (names that are all numbers: a record's values, not shown)
         raise headless
     if missing:
-        raise ValueError(f"{what} {missing} are not in the table; it has {known}"
+        raise ValueError(f"{what} {missing} are not in the table; it has {shown_names(known)}"
                          + _quoting_hint(missing, known))
     return chosen
 

@@ -7,6 +7,7 @@ test is in ``tests/test_dask.py``, beside the cluster it uses.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -73,6 +74,30 @@ def test_rows_added_to_the_input_during_the_run_stop_it(tmp_path, capsys, monkey
     line = one_line_error(rc, err)
     assert "changed while it was being read" in line and "nothing was written" in line
     assert sorted(p.name for p in tmp_path.iterdir()) == ["growing.csv"]
+
+
+def test_a_rewrite_that_keeps_size_and_time_stops_the_run_too(tmp_path, capsys, monkeypatch):
+    """Rewritten in place after the first pass, the same size, its time set back (touch -d,
+    cp -p): a text column now holding numbers was released raw. The status change time,
+    which no program sets back, tells."""
+    df = national(300).drop(columns=["wave"]).assign(note="abcde")
+    src, out = tmp_path / "same.csv", tmp_path / "out.csv"
+    df.to_csv(src, index=False)
+    stream = _cli_strata.protect_stream
+
+    def rewritten(source, *args, **kwargs):
+        before = os.stat(source)
+        text = Path(source).read_text().replace("abcde", "52300", 1)
+        with open(source, "r+") as fh:  # in place: the same inode and size
+            fh.write(text)
+        os.utime(source, ns=(before.st_atime_ns, before.st_mtime_ns))
+        return stream(source, *args, **kwargs)
+
+    monkeypatch.setattr(_cli_strata, "protect_stream", rewritten)
+    rc, _, err = run(["protect", src, "-k", "3", "--strata", "region", "--keep", "id",
+                      "-o", out], capsys)
+    assert "changed while it was being read" in one_line_error(rc, err)
+    assert not out.exists()
 
 
 def test_integers_beyond_2_to_the_53_are_protected_streamed_too(tmp_path, capsys):

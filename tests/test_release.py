@@ -97,6 +97,19 @@ def test_an_empty_line_in_a_one_column_csv_is_a_missing_value(tmp_path, capsys):
         assert len(pd.read_csv(out)) == 6
 
 
+def test_bytes_inside_lists_and_codes_shaped_as_dates_are_asked_about():
+    """Bytes nested in lists or dicts passed raw (only top-level bytes were asked about);
+    text that looks like a date but is none (a personal code 1980-03-01-1037, month 21,
+    9999-99-99) was released raw as dates."""
+    base = _numbers(9)
+    for odd in ([[bytes([40 + i])] for i in range(9)], [{"v": bytearray(b"7")}] * 9,
+                ["1980-03-01-1037"] * 9, ["11.21.4013"] * 9, ["9999-99-99"] * 9):
+        with pytest.raises(ValueError, match="'z'"):
+            ma.microaggregate(base.assign(z=odd), 3)
+    dated = base.assign(z=["1980-03-01", "01/03/1980", "1980-03-01 12:30+02:00"] * 3)
+    assert list(ma.microaggregate(dated, 3)["z"]) == list(dated["z"])  # dates pass, noted
+
+
 def test_the_audit_with_columns_asks_about_every_other_numeric_column():
     """The audit with columns= passed a release whose other numeric column was near raw
     (raw in all rows but one, raw + 0.01, rounded): only an exact copy was caught. Such a
@@ -115,6 +128,32 @@ def test_the_audit_with_columns_asks_about_every_other_numeric_column():
         assert kept.failures == ["kept column: 'income' is not released exactly as it was read"]
     assert ma.audit(df, safe.assign(income=df["income"]), 3, columns=["age"],
                     keep=["income"]).passed
+
+@pytest.mark.parametrize("first", ["F,52300,41", "F,,41", '"$52,300",x,41', "1980-03-01,½,12%"])
+def test_a_headless_csv_whose_first_record_holds_text_is_refused(tmp_path, capsys, first):
+    """One text, empty, date or decorated field in the first record got past the check on
+    the names (they were not all plain numbers): the record was released as the header.
+    A column of numbers whose name reads as a number asks, in protect and in the audit; a
+    name with letters and digits (income_2019) does not."""
+    rows = "".join(f"M,{50000 + 977 * i},{30 + i}\n" for i in range(9))
+    src, out = tmp_path / "part.csv", tmp_path / "out.csv"
+    src.write_text(first + "\n" + rows)
+    numbers = [v for v in first.replace('"', "").split(",") if any(c.isnumeric() for c in v)]
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out], capsys)
+    line = one_line_error(rc, err)
+    assert "no header row" in line and not any(v in line for v in numbers), line
+    # naming the real column (not in this file): the names are listed, their numbers masked
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, "--strata", "sex"], capsys)
+    line = one_line_error(rc, err)
+    assert ("not in the table" in line or "no header row" in line), line
+    assert not any(v in line for v in numbers), line
+    named = tmp_path / "named.csv"
+    named.write_text("sex,income_2019,age\n" + rows)
+    rc, _, err = run(["protect", named, "-k", "3", "-o", out], capsys)
+    assert rc == 0, err
+    with pytest.raises(ValueError, match="no header row"):
+        ma.audit(src, out, 3)
+
 
 def test_a_csv_without_a_header_row_is_refused(tmp_path, capsys):
     """A headerless CSV (a piece of ``split -l``, ``to_csv(header=False)``): its first record

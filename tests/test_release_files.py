@@ -122,6 +122,21 @@ def test_force_keeps_the_permissions_of_the_file_it_replaces(src, tmp_path, caps
     assert out.stat().st_mode & 0o777 == 0o600
 
 
+def test_force_keeps_the_group_of_the_file_it_replaces(src, tmp_path, capsys):
+    """A release at 0640 for one group became 0640 for the user's own group, which other
+    people may be in."""
+    others = [g for g in ({1} if os.geteuid() == 0 else set(os.getgroups())) if g != os.getegid()]
+    if not others:
+        pytest.skip("needs a second group to give the file")
+    out = tmp_path / "out.csv"
+    out.write_text("old\n")
+    os.chown(out, -1, others[0])
+    out.chmod(0o640)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, "--force", *STRATA], capsys)
+    assert rc == 0, err
+    assert (out.stat().st_gid, out.stat().st_mode & 0o777) == (others[0], 0o640)
+
+
 def test_two_runs_racing_for_one_output(src, tmp_path):
     """Two runs to one ``-o`` started together: exactly one succeeds, the other exits 2
     naming the file."""

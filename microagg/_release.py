@@ -178,6 +178,15 @@ class ColumnProfile:
     first: float | None = None
     last: float | None = None
     steps: bool = True
+    categories: frozenset[Any] = frozenset()
+    used_categories: frozenset[Any] = frozenset()
+
+    @property
+    def unused_categories(self) -> int:
+        """How many of a categorical column's categories (a Parquet dictionary's values) no
+        row holds: released with the column, they would show values of rows not released
+        (those of a larger table the rows were taken from)."""
+        return len(self.categories - self.used_categories)
 
     @property
     def numeric_like(self) -> bool:
@@ -419,6 +428,13 @@ def profile_frame(frame: pd.DataFrame, *, na: Sequence[str] = (), text_numbers: 
             profile = replace(profile, kind="number",
                               **_range_values(values, miss == 0))
         out.append(profile)
+    for j in range(frame.shape[1]):
+        col = frame.iloc[:, j]
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            codes = col.cat.codes.to_numpy()
+            cats = col.cat.categories
+            out[j] = replace(out[j], categories=frozenset(cats),
+                             used_categories=frozenset(cats[np.unique(codes[codes >= 0])]))
     return out
 
 
@@ -473,6 +489,8 @@ def _combine(a: ColumnProfile, b: ColumnProfile) -> ColumnProfile:
         samples=tuple(dict.fromkeys(a.samples + b.samples))[:3],
         number_samples=tuple(dict.fromkeys(a.number_samples + b.number_samples))[:3],
         plain_samples=(a.plain_samples or b.plain_samples)[:1],
+        categories=a.categories | b.categories,
+        used_categories=a.used_categories | b.used_categories,
         dates=a.dates + b.dates,
         first=a.first, last=b.last,
         steps=(a.steps and b.steps and a.last is not None and b.first == a.last + 1))
@@ -591,6 +609,15 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
         names, [c for c in names if prof[c].numeric_like])
     if headless is not None:  # (naming a column confirms the names)
         raise headless
+    padded = [c for c in names if prof[c].unused_categories]
+    if padded:  # whatever their role: the categories go out with the column
+        unused = sum(prof[c].unused_categories for c in padded)
+        raise ValueError(
+            f"column(s) {padded} are categorical, with {unused} categories that no row holds:"
+            " they would be released with the column (pandas "
+            "categories, a Parquet dictionary), showing values of rows not in this table; "
+            "drop them first: df[c] = df[c].cat.remove_unused_categories() (a Parquet file: "
+            "read it with pandas, drop them, write it again)")
     both = [c for c in (named or []) if c in strata]
     if both:
         raise ValueError(f"column(s) {both} are strata and cannot also be protected: a "

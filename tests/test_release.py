@@ -110,6 +110,33 @@ def test_bytes_inside_lists_and_codes_shaped_as_dates_are_asked_about():
     assert list(ma.microaggregate(dated, 3)["z"]) == list(dated["z"])  # dates pass, noted
 
 
+@pytest.mark.parametrize("extra", [[], STRATA])
+def test_categories_no_row_holds_are_asked_about_in_every_path(tmp_path, capsys, extra):
+    """A categorical column (a Parquet dictionary) of rows taken from a larger table kept
+    the categories of the other rows ('ACME 52000'), released with it in every path."""
+    dd = pytest.importorskip("dask.dataframe")
+    import microagg.dask
+
+    big = _numbers(40).assign(employer=[f"firm {chr(97 + i % 8)}" for i in range(40)])
+    big["employer"] = big["employer"].astype("category")
+    df = big[big["employer"].isin(["firm a", "firm b"])].reset_index(drop=True)
+    src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    df.to_parquet(src, index=False)
+    with pytest.raises(ValueError, match="'employer'.*6 categories that no row holds"):
+        ma.microaggregate(df, 3, strata="s" if extra else None)
+    with pytest.raises(ValueError, match="6 categories that no row holds"):
+        microagg.dask.microaggregate(dd.from_pandas(df, npartitions=2), 3,
+                                     strata="s").compute()
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, *extra], capsys)
+    line = one_line_error(rc, err)
+    assert "6 categories that no row holds" in line and "firm f" not in line
+    tidy = df.assign(employer=df["employer"].cat.remove_unused_categories())
+    tidy.to_parquet(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out, *extra], capsys)
+    assert rc == 0, err
+    assert sorted(pd.read_parquet(out)["employer"].cat.categories) == ["firm a", "firm b"]
+
+
 def test_the_audit_with_columns_asks_about_every_other_numeric_column():
     """The audit with columns= passed a release whose other numeric column was near raw
     (raw in all rows but one, raw + 0.01, rounded): only an exact copy was caught. Such a

@@ -149,8 +149,8 @@ def cell_status(row: pd.Series, *, inputs: tuple[str, ...] = (),
     """The status (a key of ``STATUSES``) of one compared cell.
 
     ``row`` holds ``metric, dataset, published, ours``, optionally ``decimals`` (those the
-    paper printed, :data:`microagg.published.COLUMNS`), and, for repeated runs, ``runs``,
-    ``ours_sd`` and ``ours_runs``; ``inputs`` are the metrics that are settings,
+    paper printed: the column of :func:`microagg.published.table`), and, for repeated runs,
+    ``runs``, ``ours_sd`` and ``ours_runs``; ``inputs`` are the metrics that are settings,
     ``restated(row)`` says whether a cell restates another part of the paper, and
     ``recreated`` the data sets the paper never published.
 

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validate import SHOWN_ROWS, number_objects, object_floats, shown_names
+from ._validate import SHOWN_ROWS, number_objects, object_floats, shown_names, shown_value
 
 __all__ = ["RESERVED", "BLANK_HEADER", "MISSING_TEXT", "ColumnProfile", "Roles", "profile_frame",
            "combine_profiles", "profile_batches", "decide_roles", "check_names",
@@ -894,24 +894,12 @@ def _index_label(level: int, name: Any, levels: int) -> str:
     return f"level {level} of the index" + ("" if name is None else f" ({name!r})")
 
 
-def _masked(value: Any) -> str:
-    """``repr`` of a value an error shows, with every :data:`DIGIT` written ``#``: the form
-    of a confidential number (``'$##,###'``), not the number, reaches a terminal or a log.
-
-    Examples
-    --------
-    >>> print(_masked("$52,300"), _masked("SSN 123-45-6789"), _masked("n/a"))
-    '$##,###' 'SSN ###-##-####' 'n/a'
-    """
-    return repr(re.sub(DIGIT, "#", str(value)))
-
-
 def _holds(p: ColumnProfile) -> str:
     """What a numeric-looking column or index level holds, after its name in an error."""
     if p.kind == "text":
         rows = ", ".join(str(i + 1) for i in p.number_rows)
         shown = p.number_samples or p.plain_samples
-        eg = f" (e.g. {_masked(shown[0])}, digits shown as #)" if shown else ""
+        eg = f" (e.g. {shown_value(shown[0])}, digits shown as #)" if shown else ""
         other = [v for v in p.samples if re.search(DIGIT, str(v)) is None]
         also = f"; other values such as {other[0]!r}" if other else ""
         return (f"{eg} holds numbers or digits in text in {p.numbers} of {p.rows} rows (first "
@@ -1035,7 +1023,7 @@ def _not_numbers(column: Any, texts: int, decorated: int, examples: Sequence[Any
     numbers and ``decorated`` numbers written with separators or signs (``rows``: 0-based
     data rows of the first offending values, when known). Decorated numbers are not
     guessed at."""
-    shown = ([", ".join(map(_masked, examples[:3])) + " (digits shown as #)"] if len(examples)
+    shown = ([", ".join(map(shown_value, examples[:3])) + " (digits shown as #)"] if len(examples)
              else [])
     if len(rows):
         shown.append(f"first at data rows {', '.join(str(i + 1) for i in rows[:SHOWN_ROWS])}")

@@ -376,12 +376,22 @@ def reads_as_number(name: Any) -> bool:
         any(ch.isnumeric() for ch in name) and not any(ch.isalpha() for ch in name))
 
 
+def shown_value(value: Any) -> str:
+    """``repr`` of a value an error shows, every numeric character written ``#``: the form
+    of a confidential number (``'$##,###'``), not the number, reaches a terminal or a log.
+
+    Examples
+    --------
+    >>> print(shown_value("$52,300"), shown_value("SSN 123-45-6789"), shown_value("n/a"))
+    '$##,###' 'SSN ###-##-####' 'n/a'
+    """
+    return repr("".join("#" if ch.isnumeric() else ch for ch in str(value)))
+
+
 def shown_names(names: Sequence[Any]) -> str:
-    """``names`` as an error lists them, the digits of a name that reads as a number
-    written ``#`` (it may be a record's value: a file without a header row)."""
-    return "[" + ", ".join(
-        repr("".join("#" if ch.isnumeric() else ch for ch in c)) if reads_as_number(c)
-        else repr(c) for c in names) + "]"
+    """``names`` as an error lists them, each name that reads as a number as
+    :func:`shown_value` shows it (it may be a record's value: a file without a header row)."""
+    return "[" + ", ".join(shown_value(c) if reads_as_number(c) else repr(c) for c in names) + "]"
 
 
 def first_record_as_names(names: Sequence[Any], numeric: Sequence[Any] = ()

@@ -72,7 +72,8 @@ def main(paths: list[str]) -> None:
     for path in paths:
         nb = nbformat.read(path, as_version=4)
         start = time.monotonic()
-        NotebookClient(nb, timeout=900, kernel_name="python3", config=sliced_config(),
+        NotebookClient(nb, timeout=900, startup_timeout=300, kernel_name="python3",
+                       config=sliced_config(),
                        resources={"metadata": {"path": "."}}).execute()
         print("ran", path, len(nb.cells), "cells in", round(time.monotonic() - start), "s")
     print("late messages:", late)

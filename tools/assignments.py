@@ -566,8 +566,11 @@ def check_d(built: Built, rep: Report, timeout: int = 600) -> None:
                  f"{sorted(STUDENT_MODULES)}")
     with tempfile.TemporaryDirectory(prefix=f"{built.name}-student-") as tmp:
         shutil.copy(built.student, Path(tmp) / built.student.name)
+        # (a kernel on a loaded two-core machine, the book building beside it, has taken
+        # over nbclient's 60 s to answer: it gets as long as a cell)
         proc = subprocess.run([_bin("jupyter"), "nbconvert", "--to", "notebook", "--execute",
                                f"--ExecutePreprocessor.timeout={timeout}",
+                               f"--ExecutePreprocessor.startup_timeout={timeout}",
                                "--output", "executed.ipynb", built.student.name],
                               cwd=tmp, capture_output=True, text=True, timeout=timeout + 60,
                               env=_clean_env(tmp))

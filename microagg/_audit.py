@@ -33,18 +33,17 @@ from ._release import (
     check_release_k,
     decide_index,
     decorated_numbers,
+    named_columns,
     nothing_to_protect,
     profile_batches,
     profile_index,
-    row_index,
-    row_index_note,
+    row_label_columns,
     split_keep,
-    stored_index_note,
-    stored_index_rows,
     text_to_numbers,
+    unused_categories_error,
 )
 from ._stream import arrow_frame, file_format, require_pyarrow, stored_index
-from ._validate import check_flags, column_labels, first_record_as_names, number_objects
+from ._validate import check_flags, check_texts, column_labels, number_objects
 
 __all__ = ["ReleaseAudit", "audit", "table_batches", "check_release"]
 
@@ -61,7 +60,8 @@ class ReleaseAudit:
         True if every check passed.
     failures : list of str
         One sentence per failed check, naming it (``"k-anonymity"``, ``"raw column"``,
-        ``"rows"``, ``"kept column"``, ``"passed column"``, ``"columns"``, ``"index"``).
+        ``"rows"``, ``"kept column"``, ``"passed column"``, ``"columns"``, ``"index"``,
+        ``"categories"``).
     rows : int
         Rows of the input.
     protected, strata, kept : list
@@ -117,7 +117,7 @@ def table_batches(table: Any, fmt: str | None = None, rows: int = 65_536,
 
 
 def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: Any = None,
-          keep: Any = None, keep_rest: bool = False,
+          keep: Any = None, keep_rest: bool = False, na: Any = (),
           formats: tuple[str | None, str | None] = (None, None),
           delimiter: str | None = None, decimal: str = CsvDialect.decimal,
           progress: bool = False) -> ReleaseAudit:
@@ -141,7 +141,10 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
       booleans), equal the input's; **columns**: every input column is released, and no other;
     * **index** (a released DataFrame): its index numbers the rows or holds text without
       digits, or is named in ``keep``, as :func:`microagg.microaggregate` asks of it
-      (``to_csv`` writes it with the table).
+      (``to_csv`` writes it with the table);
+    * **categories**: no categorical column of the release (pandas categories, a Parquet
+      dictionary) lists a category that no released row holds, such as a merged small
+      stratum's key or a value of rows not in the table.
 
     The audit checks what was released, not how: it does not recompute the groups, so
     values set to any one row of their group, rather than to its centroid, pass too. A
@@ -163,9 +166,13 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
         :func:`microagg.microaggregate` keeps it, and a Parquet file's stored index that
         counts the rows).
     keep_rest : bool, default False
-        With ``columns``: every other column but the strata was released unchanged on
-        purpose (as ``keep_rest=True`` in :func:`microagg.microaggregate` and ``microagg
-        protect --keep-rest`` release it); ``microagg audit --keep-rest``.
+        Every column that is not protected, a stratum or a row index was released unchanged
+        on purpose, as ``keep_rest=True`` in :func:`microagg.microaggregate` and
+        ``microagg protect --keep-rest`` release it (without ``columns`` the protected
+        columns are then those holding numbers, as there); ``microagg audit --keep-rest``.
+    na : str or list of str, default ()
+        Text that means a missing value in the input (``"-99"``, ``"NA"``), as given to
+        ``microagg protect --na``; ``microagg audit --na`` on the command line.
     formats : (str or None, str or None)
         Formats of the two files, ``"csv"`` or ``"parquet"``, where their names do not
         tell (default: Parquet for .parquet, .pq, .parq, else CSV).
@@ -196,9 +203,7 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
     """
     k = check_release_k(k)
     check_flags(keep_rest=keep_rest)
-    if keep_rest and columns is None:
-        raise ValueError("keep_rest=True keeps every column that is not protected: name the "
-                         "protected ones with columns= (--columns on the command line)")
+    na = check_texts(na, "na")
     for name, table in (("original", original), ("released", released)):
         if not isinstance(table, (pd.DataFrame, str, PathLike)):
             raise TypeError(f"{name} must be a pandas DataFrame or the path of a CSV or "
@@ -209,8 +214,9 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
         f for f, fmt in ((original, fin), (released, fout))
         if isinstance(f, (str, Path)) and file_format(f, fmt) == "csv"])
     with counter("audit", enabled=progress) as bar:
-        return _audit(original, released, k, _Reader(dialect, bar), strata=strata,
-                      columns=columns, keep=keep, keep_rest=keep_rest, formats=formats)
+        return _audit_tables(original, released, k, _Reader(dialect, bar), strata=strata,
+                             columns=columns, keep=keep, keep_rest=keep_rest, na=na,
+                             formats=formats)
 
 
 @dataclass
@@ -233,14 +239,14 @@ class _Reader:
             self.bar.update(len(batch))
 
 
-def _audit(original: Any, released: Any, k: int, reader: _Reader, *, strata: Any,
-           columns: Any, keep: Any, keep_rest: bool,
-           formats: tuple[str | None, str | None]) -> ReleaseAudit:
+def _audit_tables(original: Any, released: Any, k: int, reader: _Reader, *, strata: Any,
+                  columns: Any, keep: Any, keep_rest: bool, na: tuple[str, ...],
+                  formats: tuple[str | None, str | None]) -> ReleaseAudit:
     """:func:`audit` once its arguments are checked."""
     fin, fout = formats
     dialect = reader.dialect
     names, profiles = profile_batches(reader.batches(original, fin, "reading the input"),
-                                      text_numbers=not isinstance(original, pd.DataFrame),
+                                      na=na, text_numbers=not isinstance(original, pd.DataFrame),
                                       decimal=_reading(original, fin, dialect))
     prof = dict(zip(names, profiles, strict=True))
     rows = prof[names[0]].rows if names else 0
@@ -249,28 +255,22 @@ def _audit(original: Any, released: Any, k: int, reader: _Reader, *, strata: Any
     out_index = (profile_index(released.index) if isinstance(released, pd.DataFrame)
                  else FILE_ROWS)
     kept, kept_index = split_keep(keep, names, out_index)
-    kept = kept or []
-    named = None if columns is None else column_labels(columns, names, "columns")
-    headless = None if named or kept or strata_cols else first_record_as_names(
-        names, [c for c in names if prof[c].numeric_like])
-    if headless is not None:  # as protect asks (an input without its header row)
-        raise headless
-    if keep_rest and named is not None:  # (as protect --keep-rest releases them)
-        kept += [c for c in names if c not in named and c not in strata_cols and c not in kept]
-    notes = []
-    index = row_index(names, prof, [c for c in names if c not in strata_cols + kept])
-    if index is not None and (named is None or index not in named):  # as microaggregate
-        kept.append(index)
-        notes.append(row_index_note(index))
-    if not isinstance(original, pd.DataFrame) and file_format(Path(original), fin) == "parquet":
-        pq = require_pyarrow("reading Parquet").parquet
-        stored = stored_index(pq.read_schema(original))
-        rest = [c for c in names if c not in strata_cols + kept + (named or [])]
-        for c in stored_index_rows(stored, prof, rest)[0]:  # as protect keeps them
-            kept.append(c)
-            notes.append(stored_index_note(c))
-    protected = ([c for c in names if prof[c].numeric_like and c not in strata_cols
-                  and c not in kept] if named is None else named)
+    named, kept = named_columns(names, prof, columns=columns, strata=strata_cols, keep=kept)
+    stored = ([] if isinstance(original, pd.DataFrame) or file_format(Path(original), fin)
+              != "parquet" else stored_index(require_pyarrow("reading Parquet").parquet
+                                             .read_schema(original)))
+    rest = [c for c in names if c not in strata_cols and c not in kept]
+    labels = row_label_columns(names, prof, rest, named, stored)  # as protect keeps them
+    kept += labels.kept
+    notes = list(labels.notes)
+    rest = [c for c in rest if c not in labels.kept and c not in (named or [])]
+    # The protected columns: those named, else those holding numbers (as protect, under
+    # keep_rest), else every one that looks numeric: a column protect would have asked
+    # about (text codes, a row index that does not count the rows) is audited as protected.
+    protected = named if named is not None else [
+        c for c in rest if (prof[c].kind == "number" if keep_rest else prof[c].numeric_like)]
+    if keep_rest:  # (as protect --keep-rest releases them)
+        kept += [c for c in rest if c not in protected]
     if not protected or (named is None and not any(prof[c].kind == "number"
                                                    for c in protected)):
         raise nothing_to_protect(names, prof, "audit")  # (a file read wrongly? a pass
@@ -278,7 +278,7 @@ def _audit(original: Any, released: Any, k: int, reader: _Reader, *, strata: Any
     seen = _read_release(reader, released, fout, names, strata_cols, protected)
     failures = seen.failures
     try:
-        notes += decide_index(out_index, keep=kept_index)
+        notes += decide_index(out_index, keep=kept_index, keep_rest=keep_rest)
     except ValueError as err:
         failures.append(f"index: {err}")
     protected, strata_cols = ([c for c in cols if c in seen.hashes]
@@ -340,6 +340,24 @@ class _Seen:
     counts: Combinations = field(default_factory=lambda: Combinations())
     hashes: dict[Any, Any] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
+    #: each categorical column's categories, and those some row holds
+    categories: dict[Any, tuple[set[Any], set[Any]]] = field(default_factory=dict)
+
+    def add_categories(self, name: Any, column: pd.Series) -> None:
+        """Note the categories of a categorical column of one batch, and the used ones."""
+        cats = column.cat.categories
+        codes = column.cat.codes.to_numpy()
+        listed, used = self.categories.setdefault(name, (set(), set()))
+        listed.update(cats)
+        used.update(cats[np.unique(codes[codes >= 0])])
+
+    def unused_categories(self) -> str | None:
+        """The failure for categorical columns listing categories no released row holds."""
+        padded = {c: len(listed - used) for c, (listed, used) in self.categories.items()
+                  if listed - used}
+        if not padded:
+            return None
+        return f"categories: {unused_categories_error(list(padded), sum(padded.values()))}"
 
 
 def _read_release(reader: _Reader, released: Any, fmt: str | None, names: list[Any],
@@ -365,6 +383,11 @@ def _read_release(reader: _Reader, released: Any, fmt: str | None, names: list[A
             seen.counts.add(batch[key])
         for c in batch.columns:
             seen.hashes[c] = _add(seen.hashes.get(c), _hashes(batch[c], reading, mark))
+            if isinstance(batch[c].dtype, pd.CategoricalDtype):
+                seen.add_categories(c, batch[c])
+    padded = seen.unused_categories()
+    if padded:
+        seen.failures.append(padded)
     return seen
 
 
@@ -505,17 +528,18 @@ def _k_anonymous_alone(reader: _Reader, released: Any, fmt: str | None, column: 
 
 def check_release(original: Any, released: Any, k: int, roles: Roles,
                   formats: tuple[str | None, str | None] = (None, None),
-                  dialect: CsvDialect = DEFAULT_DIALECT, progress: bool = False
-                  ) -> ReleaseAudit:
+                  dialect: CsvDialect = DEFAULT_DIALECT, progress: bool = False,
+                  na: tuple[str, ...] = ()) -> ReleaseAudit:
     """:func:`audit` a release written by microagg (``released``: a file, an open file
     that is flushed first, or a table; CSV files in ``dialect``; ``progress``: count the
-    rows read); a failed check is an error naming it."""
+    rows read; ``na``: the text read as a missing value); a failed check is an error
+    naming it."""
     if hasattr(released, "flush"):
         released.flush()
         released = released.name
     kept = roles.keep + roles.passed  # passed through: text, or everything with keep_rest
     result = audit(original, released, k, strata=roles.strata or None,
-                   columns=roles.protect, keep=kept or None, formats=formats,
+                   columns=roles.protect, keep=kept or None, formats=formats, na=na,
                    delimiter=dialect.delimiter, decimal=dialect.decimal, progress=progress)
     if not result.passed:
         raise ValueError("the release audit failed, nothing was written: "

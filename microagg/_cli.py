@@ -67,8 +67,8 @@ from ._cli_strata import (
 )
 from ._entry import SIGNALS, interrupted
 from ._methods import METHODS
-from ._protect import microaggregate
-from ._release import check_release_k, decide_roles, profile_frame, protectable
+from ._protect import check_call, protect_decided
+from ._release import FILE_ROWS, check_release_k, profile_frame, protectable
 from ._stream import file_format
 from .reproductions._entries import ENTRIES
 
@@ -166,22 +166,22 @@ def _protect_in_memory(args: argparse.Namespace, source: Path | None, out: Path 
         step()
         profiles = profile_frame(df, na=choice.na, text_numbers=fmts[0] == "csv",
                                  decimal=decimal)
-        roles = decide_roles(list(df.columns), profiles, columns=columns, keep=choice.keep,
-                             keep_rest=choice.keep_rest, stored_index=read.stored_index)
+        spec, roles = check_call(df, args.method, columns, params, keep=choice.keep,
+                                 keep_rest=choice.keep_rest, profiles=profiles,
+                                 index=FILE_ROWS, stored_index=read.stored_index)
         step(f"{args.method}, k={args.k}")
-        protected, info = microaggregate(
-            protectable(df, roles.protect, na=choice.na, decimal=decimal), args.k,
-            method=args.method,
-            columns=roles.protect, keep=roles.keep or None, keep_rest=choice.keep_rest,
-            standardize=not args.no_standardize, return_info=True,
-            progress=shows_progress(args.progress),
-            **params)
+        # (the roles decided once, on the file as read with --na: not again on the table)
+        protected, info = protect_decided(
+            protectable(df, roles.protect, na=choice.na, decimal=decimal), args.k, spec,
+            roles, method=args.method, standardize=not args.no_standardize,
+            small_strata="error", return_info=True, params=params,
+            progress=shows_progress(args.progress))
         step()
 
         def check(tmp: Any) -> None:
             step()
             check_release(df, tmp, args.k, roles, (None, fmts[1]), dialect,
-                          progress=shows_progress(args.progress))
+                          progress=shows_progress(args.progress), na=tuple(choice.na))
 
         write_table(protected, out, sys.stdout, fmts[1], force=args.force, check=check,
                     types=read.arrow_schema, changed=roles.protect, dialect=dialect,
@@ -202,7 +202,9 @@ def _audit(args: argparse.Namespace) -> int:
     dialect = csv_dialect(args, [f for f, fmt in zip(files, fmts, strict=True) if fmt == "csv"])
     result = audit(files[0], files[1], args.k, strata=list_arg(args.strata, "--strata"),
                    columns=columns_arg(args.columns), keep=list_arg(args.keep, "--keep"),
-                   keep_rest=args.keep_rest, formats=fmts, delimiter=dialect.delimiter,
+                   keep_rest=args.keep_rest,
+                   na=list_arg(args.na, "--na", what="missing-value text") or (),
+                   formats=fmts, delimiter=dialect.delimiter,
                    decimal=dialect.decimal, progress=shows_progress(args.progress))
 
     def listed(cols: list) -> str:
@@ -284,8 +286,11 @@ def _audit_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                    "that is numeric or looks numeric, except strata and kept columns)")
     a.add_argument("--keep", metavar="COL[,COL]", help="columns released unchanged on purpose")
     a.add_argument("--keep-rest", action="store_true",
-                   help="with --columns: every other column (not a stratum) was released "
+                   help="every other column (not protected, not a stratum) was released "
                    "unchanged on purpose, as protect --keep-rest releases it")
+    a.add_argument("--na", metavar="TEXT[,TEXT]",
+                   help="text that means a missing value in the input, as given to protect "
+                   "--na (e.g. --na refused,NA)")
     a.add_argument("--format", choices=["csv", "parquet"], default=None,
                    help="format of both files (default: from their names)")
     a.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,

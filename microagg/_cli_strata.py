@@ -221,7 +221,7 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
         # the release audit, on what was written, before it is named (or copied to stdout)
         with stages(args.progress, ("auditing",)):
             check_release(source, tmp, args.k, roles, fmts, choice.dialect,
-                          progress=shows_progress(args.progress))
+                          progress=shows_progress(args.progress), na=tuple(choice.na))
         if _stamp(source) != as_profiled:  # the roles were decided on what it held then
             raise ValueError(f"{source} changed while it was being read (its size or times of "
                              "change differ from the first pass's, which decided what each "

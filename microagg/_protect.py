@@ -242,9 +242,20 @@ def _protect_table(df: Any, k: Any, *, method: Any, columns: Any, standardize: b
     """:func:`microaggregate`'s work, once its arguments are named."""
     check_flags(standardize=standardize, keep_rest=keep_rest, return_info=return_info,
                 progress=progress)
+    k = check_release_k(k)  # (before the table is profiled, as in every path)
     spec, roles = check_call(df, method, columns, params, strata, keep=keep,
                              keep_rest=keep_rest)
-    k = check_release_k(k)
+    return protect_decided(df, k, spec, roles, method=method, standardize=standardize,
+                           small_strata=small_strata, return_info=return_info,
+                           params=params, progress=progress)
+
+
+def protect_decided(df: pd.DataFrame, k: int, spec: Any, roles: Roles, *, method: Any,
+                    standardize: bool, small_strata: Any, return_info: bool,
+                    params: dict[str, Any], progress: bool = False) -> Any:
+    """:func:`microaggregate` once the method (``spec``, its registry entry) and the
+    columns' roles are decided (:func:`check_call`), once: the command line's in-memory
+    path decides them from its own reading of the file (``--na``) and protects here."""
     columns, notes = roles.protect, list(roles.notes)
     strata = roles.strata or None
     X = as_matrix(protectable(df[columns], columns), name="the protected columns")

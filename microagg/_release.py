@@ -46,7 +46,8 @@ import pandas as pd
 from ._validate import SHOWN_ROWS, number_objects, object_floats, shown_names, shown_value
 
 __all__ = ["RESERVED", "BLANK_HEADER", "MISSING_TEXT", "ColumnProfile", "Roles", "profile_frame",
-           "combine_profiles", "profile_batches", "decide_roles", "check_names",
+           "combine_profiles", "profile_batches", "decide_roles", "check_names", "named_columns",
+           "RowLabelColumns", "row_label_columns", "unused_categories_error",
            "numeric_text", "decorated_numbers", "undecorated", "text_to_numbers", "protectable",
            "row_index", "row_index_note", "stored_index_rows", "stored_index_note",
            "stored_index_error",
@@ -588,6 +589,77 @@ def check_names(names: Sequence[Any]) -> None:
                          f"({', '.join(RESERVED)}); rename them first")
 
 
+def named_columns(names: Sequence[Any], prof: dict[Any, ColumnProfile], *, columns: Any,
+                  strata: Sequence[Any], keep: Any) -> tuple[list[Any] | None, list[Any]]:
+    """The columns named as protected (``None``: none named) and as kept, checked: the
+    column names (:func:`check_names`), an input read without its header row
+    (:func:`microagg._validate.first_record_as_names`, unless a column is named: naming one
+    confirms the names), and a column named in two roles. :func:`decide_roles` and the
+    audit (:func:`microagg.audit`) both start here."""
+    from ._validate import column_labels, first_record_as_names
+
+    check_names(names)
+    kept = [] if keep is None else column_labels(keep, names, "keep")
+    named = None if columns is None else column_labels(columns, names, "columns")
+    headless = None if named or kept or strata else first_record_as_names(
+        names, [c for c in names if prof[c].numeric_like])
+    if headless is not None:
+        raise headless
+    both = [c for c in (named or []) if c in strata]
+    if both:
+        raise ValueError(f"column(s) {both} are strata and cannot also be protected: a "
+                         "strata column is released unchanged; leave it out of columns")
+    clash = [c for c in kept if c in strata or c in (named or [])]
+    if clash:
+        raise ValueError(f"column(s) {clash} are named in keep and also as protected or "
+                         "strata columns; name each column once")
+    return named, kept
+
+
+@dataclass(frozen=True)
+class RowLabelColumns:
+    """Columns that may hold the rows' labels, by :func:`row_label_columns`.
+
+    ``kept``: a first column that is a row index (:func:`row_index`; also ``index``, else
+    ``None``) and the stored index columns that number the rows
+    (:func:`stored_index_rows`), released unchanged, with ``notes`` on them;
+    ``blank_first``: a first column with no header holding other numbers (``None``: there
+    is none); ``asked``: stored index columns holding other
+    numbers. :func:`decide_roles` asks about the last two; the audit counts them as
+    protected unless named.
+    """
+
+    kept: list[Any]
+    notes: list[str]
+    index: Any
+    blank_first: Any
+    asked: list[Any]
+
+
+def row_label_columns(names: Sequence[Any], prof: dict[Any, ColumnProfile],
+                      rest: Sequence[Any], named: Sequence[Any] | None,
+                      stored_index: Sequence[Any]) -> RowLabelColumns:
+    """The :class:`RowLabelColumns` among ``rest`` (the columns not strata and not kept),
+    with ``named`` the columns named as protected (``None``: none named)."""
+    kept, notes = [], []
+    index = row_index(names, prof, list(rest))
+    blank_first = None
+    if index is not None and (named is None or index not in named):
+        kept.append(index)
+        notes.append(row_index_note(index))
+    else:
+        index = None
+    if (index is None and named is None and names and names[0] in rest
+            and _blank_header(names[0]) and prof[names[0]].numeric_like):
+        blank_first = names[0]
+    counting, asked = stored_index_rows(
+        stored_index, prof, [c for c in rest if c not in kept and c not in (named or [])])
+    kept += counting
+    notes += [stored_index_note(c) for c in counting]
+    return RowLabelColumns(kept=kept, notes=notes, index=index, blank_first=blank_first,
+                           asked=asked)
+
+
 def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
                  columns: Any = None, strata: Sequence[Any] = (), keep: Any = None,
                  keep_rest: bool = False, stored_index: Sequence[Any] = ()) -> Roles:
@@ -597,56 +669,27 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
     Parquet file's pandas metadata): judged as :func:`decide_index` judges an index, kept
     if they number the rows, else asked about unless named (:func:`stored_index_rows`).
     """
-    from ._validate import check_flag, column_labels, first_record_as_names
+    from ._validate import check_flag
 
     keep_rest = check_flag(keep_rest, "keep_rest")  # ("no" would keep every column raw)
-    check_names(names)
     prof = dict(zip(names, profiles, strict=True))
     strata = list(strata)
-    kept = [] if keep is None else column_labels(keep, names, "keep")
-    named = None if columns is None else column_labels(columns, names, "columns")
-    headless = None if named or kept or strata else first_record_as_names(
-        names, [c for c in names if prof[c].numeric_like])
-    if headless is not None:  # (naming a column confirms the names)
-        raise headless
+    named, kept = named_columns(names, prof, columns=columns, strata=strata, keep=keep)
     padded = [c for c in names if prof[c].unused_categories]
     if padded:  # whatever their role: the categories go out with the column
-        unused = sum(prof[c].unused_categories for c in padded)
-        raise ValueError(
-            f"column(s) {padded} are categorical, with {unused} categories that no row holds:"
-            " they would be released with the column (pandas "
-            "categories, a Parquet dictionary), showing values of rows not in this table; "
-            "drop them first: df[c] = df[c].cat.remove_unused_categories() (a Parquet file: "
-            "read it with pandas, drop them, write it again)")
-    both = [c for c in (named or []) if c in strata]
-    if both:
-        raise ValueError(f"column(s) {both} are strata and cannot also be protected: a "
-                         "strata column is released unchanged; leave it out of columns")
-    clash = [c for c in kept if c in strata or c in (named or [])]
-    if clash:
-        raise ValueError(f"column(s) {clash} are named in keep and also as protected or "
-                         "strata columns; name each column once")
-    notes: list[str] = []
+        raise unused_categories_error(padded, sum(prof[c].unused_categories for c in padded))
     rest = [c for c in names if c not in strata and c not in kept]
-    index = row_index(names, prof, rest)
-    if index is not None and (named is None or index not in named):
-        kept.append(index)
-        rest.remove(index)
-        notes.append(row_index_note(index))
-    elif (named is None and names and names[0] in rest and _blank_header(names[0])
-          and prof[names[0]].numeric_like):
-        raise _blank_first_column(names[0])  # not protected by default: asked
-    counting, asked = stored_index_rows(stored_index, prof,
-                                        [c for c in rest if c not in (named or [])])
-    for c in counting:
-        kept.append(c)
-        rest.remove(c)
-        notes.append(stored_index_note(c))
-    rest = [c for c in rest if c not in asked]  # (asked about after the columns, as an index)
+    labels = row_label_columns(names, prof, rest, named, stored_index)
+    if labels.blank_first is not None:
+        raise _blank_first_column(labels.blank_first)  # not protected by default: asked
+    kept += labels.kept
+    notes = list(labels.notes)
+    rest = [c for c in rest if c not in labels.kept and c not in labels.asked]
+    # (a stored index holding other numbers is asked about after the columns, as an index)
     if named is None:
         protect = [c for c in rest if prof[c].kind == "number"]
         if not protect:
-            raise nothing_to_protect(names, prof, index=index)
+            raise nothing_to_protect(names, prof, index=labels.index)
         notes += [_identifier_note(c, prof[c]) for c in protect if prof[c].counts_on()]
     else:
         protect = named
@@ -666,11 +709,22 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
             passed.append(c)
     if refused:
         raise ValueError(_refusal(refused, prof))
-    if asked:
-        raise stored_index_error(asked[0], prof[asked[0]])
+    if labels.asked:
+        raise stored_index_error(labels.asked[0], prof[labels.asked[0]])
     notes += [_dates_note(c) for c in passed if prof[c].dates_only]
     return Roles(protect=list(protect), strata=strata, keep=kept, passed=passed, notes=notes,
                  keep_rest=keep_rest)
+
+
+def unused_categories_error(columns: Sequence[Any], unused: int) -> ValueError:
+    """The error (or, in an audit, the failure) for categorical ``columns`` with ``unused``
+    categories that no row holds: they would be released with the column."""
+    return ValueError(
+        f"column(s) {list(columns)} are categorical, with {unused} categories that no row "
+        "holds: they would be released with the column (pandas categories, a Parquet "
+        "dictionary), showing values of rows not in this table; drop them first: df[c] = "
+        "df[c].cat.remove_unused_categories() (a Parquet file: read it with pandas, drop "
+        "them, write it again)")
 
 
 def _identifier_note(column: Any, profile: ColumnProfile) -> str:

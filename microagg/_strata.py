@@ -51,7 +51,7 @@ import pandas as pd
 from ._core import constant_columns, group_centroids, loss_summary, zscores
 from ._validate import as_matrix, column_labels
 
-__all__ = ["SMALL_STRATA", "strata_list", "under_keys", "check_policy",
+__all__ = ["SMALL_STRATA", "strata_list", "under_keys", "released_categories", "check_policy",
            "check_strata_values", "moments", "combine_moments", "StrataPlan", "plan_strata",
            "BlockResult", "protect_block", "Stratified", "stratified", "overall_loss",
            "describe_key", "check_not_constant", "global_spread", "strata_report",
@@ -97,6 +97,36 @@ def under_keys(frame: pd.DataFrame, keys: pd.DataFrame) -> pd.DataFrame:
                 out = frame.copy()
             # (a key is one of the column's values: its dtype holds it)
             out.loc[apart, c] = keys.iloc[:, j].astype(frame.dtypes.iloc[j]).to_numpy()[apart]
+    return out
+
+
+def released_categories(frame: pd.DataFrame, unit_keys: Sequence[Any]) -> pd.DataFrame:
+    """The strata columns ``frame`` (as :func:`under_keys` releases them) with each
+    categorical column's categories cut to the values of the units' keys (``unit_keys``,
+    one per unit: a value, or a tuple with several strata columns), in their order.
+
+    A merged small stratum's rows are released under its target's key, but a categorical
+    column lists its categories with it (pandas categories, a Parquet dictionary): its own
+    key would go out as a category that no row holds. Every path cuts them the same way,
+    from the plan, whatever rows a batch or a partition holds.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"s": pd.Categorical(["x", "x", "y"], ["rare", "x", "y"])})
+    >>> released_categories(frame, ["x", "y"])["s"].cat.categories.tolist()
+    ['x', 'y']
+    """
+    out = frame
+    for j, c in enumerate(frame.columns):
+        column = frame.iloc[:, j]
+        if not isinstance(column.dtype, pd.CategoricalDtype):
+            continue
+        keep = {key[j] if isinstance(key, tuple) else key for key in unit_keys}
+        cut = [v for v in column.cat.categories if v not in keep]
+        if cut:
+            if out is frame:
+                out = frame.copy()
+            out[c] = column.cat.remove_categories(cut)
     return out
 
 
@@ -465,8 +495,10 @@ def stratified(df: pd.DataFrame, X: np.ndarray, k: int, function: Any, params: d
         results.append(res)
     key_at = np.array([plan.units[int(u)][0] for u in plan.unit_of], dtype=np.int64)
     keys = stats.index[key_at[codes]].to_frame(index=False)
+    unit_keys = [stats.index[unit[0]] for unit in plan.units]
     return Stratified(released, labels, strata_report(plan, results, stats.index),
-                      plan.merged, under_keys(df[strata], keys))
+                      plan.merged,
+                      released_categories(under_keys(df[strata], keys), unit_keys))
 
 
 def _stratum_codes(df: pd.DataFrame, strata: list[Any], index: pd.Index) -> np.ndarray:

@@ -260,6 +260,21 @@ def check_flags(**flags: Any) -> None:
         check_flag(value, name)
 
 
+def check_texts(value: Any, name: str) -> tuple[str, ...]:
+    """A string or a sequence of strings (e.g. the text that means a missing value), as a
+    tuple; anything else is an error naming ``name``.
+
+    Examples
+    --------
+    >>> check_texts("NA", "na"), check_texts(["-99", "NA"], "na")
+    (('NA',), ('-99', 'NA'))
+    """
+    items = (value,) if isinstance(value, str) else value
+    if not isinstance(items, Sequence) or not all(isinstance(v, str) for v in items):
+        raise TypeError(f"{name} must be a string or a list of strings, got {value!r}")
+    return tuple(items)
+
+
 def check_seed(seed: Any, name: str = "seed") -> Any:
     """Check a random seed as ``numpy.random.default_rng`` takes it; return it unchanged.
 

@@ -1250,8 +1250,12 @@ def test_a_keep_rest_release_passes_the_audit_with_keep_rest(tmp_path, capsys):
     result = ma.audit(df, pd.read_csv(out), 3, columns=["x"], keep_rest=True)
     assert result.passed and "weight" in result.kept
     assert not ma.audit(df, df, 3, columns=["x"], keep_rest=True).passed  # x raw: k-anonymity
-    with pytest.raises(ValueError, match="name the protected ones with columns="):
-        ma.audit(df, df, 3, keep_rest=True)
+    # without columns, as protect --keep-rest: the columns holding numbers are protected
+    whole = ma.microaggregate(df.astype({"person": str}), 3, keep_rest=True)
+    result = ma.audit(df.astype({"person": str}), whole, 3, keep_rest=True)
+    assert result.passed and result.protected == ["x", "y", "weight"], result
+    assert "person" in result.kept
+    assert not ma.audit(df, df, 3, keep_rest=True).passed
 
 
 def test_audit_cli_given_a_folder_of_parquet_parts_says_how(tmp_path, capsys):

@@ -88,7 +88,7 @@ def test_a_file_created_meanwhile_is_not_replaced(src, tmp_path, capsys, monkeyp
     import microagg._cli_strata as cli_strata
 
     out = tmp_path / "out.csv"
-    module, name = (cli_strata, "protect_stream") if strata else (cli, "microaggregate")
+    module, name = (cli_strata, "protect_stream") if strata else (cli, "protect_decided")
     real = getattr(module, name)
 
     def other_run_meanwhile(*args, **kwargs):

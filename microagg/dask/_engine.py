@@ -57,6 +57,7 @@ from .._strata import (
     plan_report,
     plan_strata,
     protect_block,
+    released_categories,
     strata_list,
     under_keys,
 )
@@ -282,8 +283,9 @@ def _released(ddf: Any, plan: Any, units: pd.DataFrame, offsets: list[int], k: i
     sizes = [int(plan.sizes[u].sum()) for u in plan.units]
     divisions = _packed(sizes, -(-sum(sizes) // ddf.npartitions))  # (the input's size)
     gathered = tagged.set_index(_UNIT, divisions=divisions)
-    out_meta = ddf._meta.astype({c: np.float64 for c in columns})
     keys = [plan.keys[u[0]] for u in plan.units]
+    out_meta = ddf._meta.astype({c: np.float64 for c in columns})
+    out_meta[strata] = released_categories(out_meta[strata], keys)
     # (the release is indexed by the input's labels or row numbers, not by unit: its
     # partitions' index ranges are unknown, so that .loc and joins look at every row)
     return gathered.map_partitions(_protect, k, method=method, params=params, roles=roles,
@@ -395,7 +397,9 @@ def _protect(part: pd.DataFrame, k: int, *, method: str, params: dict[str, Any],
         out.index += numbered_from
     out.index.name = index_name
     if not len(out):  # Dask's metadata pass
-        return out.astype({c: np.float64 for c in columns})
+        out = out.astype({c: np.float64 for c in columns})
+        out[roles.strata] = released_categories(out[roles.strata], keys)
+        return out
     present, starts, counts = np.unique(units, return_index=True, return_counts=True)
     _check_units(out, present.tolist(), counts.tolist(), sizes, keys, divisions, k, roles)
     X = as_matrix(protectable(out[columns], columns), name="the protected columns")
@@ -409,7 +413,8 @@ def _protect(part: pd.DataFrame, k: int, *, method: str, params: dict[str, Any],
     values = [keys[u] if len(roles.strata) > 1 else (keys[u],) for u in present.tolist()]
     key = pd.DataFrame({j: pd.Series([v[j] for v in values]).repeat(counts)
                         .reset_index(drop=True) for j in range(len(roles.strata))})
-    out[roles.strata] = under_keys(out[roles.strata], key)  # (every row under its unit's key)
+    out[roles.strata] = released_categories(  # (every row under its unit's key)
+        under_keys(out[roles.strata], key), keys)
     return out
 
 

@@ -61,6 +61,7 @@ from ._entry import SIGNALS
 from ._mdav.dispatch import ENGINE_NAMES
 from ._methods import METHODS
 from ._release import check_names
+from ._stream import PARQUET_SUFFIXES
 
 __all__ = ["METHOD_OPTIONS", "COMPRESSIONS", "add_method_options", "method_params",
            "input_file", "output_target", "read_input", "InputTable", "write_table",
@@ -198,7 +199,7 @@ def input_file(name: str, role: str = "input") -> Path | None:
         raise FileNotFoundError(f"{role} file {name} does not exist (give - to read standard "
                                 "input)")
     if path.is_dir():
-        parts = any(p.suffix.lower() in (".parquet", ".pq", ".parq") for p in path.iterdir())
+        parts = any(p.suffix.lower() in PARQUET_SUFFIXES for p in path.iterdir())
         hint = ("; for a folder of Parquet parts (Dask's to_parquet), audit it in Python: "
                 "microagg.audit(original, pandas.read_parquet(folder), k)") if parts else ""
         raise IsADirectoryError(f"{role} {name} is a folder, not a CSV or Parquet file{hint}")
@@ -260,7 +261,7 @@ def damaged_input(err: BaseException, files: Sequence[Any]) -> str | None:
     is another."""
     if "Parquet magic bytes not found" in str(err):  # (pyarrow's ArrowInvalid)
         named = [str(f) for f in files if f is not None
-                 and Path(str(f)).suffix.lower() in (".parquet", ".pq", ".parq")]
+                 and Path(str(f)).suffix.lower() in PARQUET_SUFFIXES]
         return (f"{' or '.join(named) or 'the input'}: not a Parquet file, or a damaged one "
                 f"({one_line(err)}); copy or write it again, or give --format csv if it is a "
                 "CSV file")

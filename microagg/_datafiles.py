@@ -26,6 +26,8 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
+from ._env import flag
+
 __all__ = ["FILES", "DataNotFoundError", "data_dir", "cache_dir", "checkout_root", "locate",
            "fetch_files", "install_files", "file_status", "file_url", "sha256_of"]
 
@@ -138,7 +140,7 @@ def file_url(fname: str) -> str:
 
 
 def _offline() -> bool:
-    return os.environ.get(ENV_OFFLINE, "").strip().lower() not in ("", "0", "false", "no")
+    return flag(ENV_OFFLINE)
 
 
 def manual_route(fname: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["SWITCHES", "TEST_SWITCHES", "switch_values"]
+__all__ = ["SWITCHES", "TEST_SWITCHES", "switch_values", "flag"]
 
 #: Switches the package reads: name -> meaning.
 SWITCHES = {
@@ -39,6 +39,38 @@ TEST_SWITCHES = {
     "MICROAGG_ASSIGNMENTS_OUT": "where make test builds the course assignments",
     "MICROAGG_SEEDS": "folder of the papers (default: ../shared/seeds)",
 }
+
+
+#: How an on/off switch is written: on, or off (unset is off).
+ON = ("1", "true", "yes", "on")
+OFF = ("", "0", "false", "no", "off")
+
+
+def flag(name: str) -> bool:
+    """Whether the on/off switch ``name`` is on: ``1``, ``true``, ``yes`` or ``on`` (in any
+    case) turn it on; unset, empty, ``0``, ``false``, ``no`` or ``off`` leave it off.
+    Anything else is an error naming the switch, rather than a silent "off".
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"MICROAGG_QUICK": "True"}):
+    ...     flag("MICROAGG_QUICK")
+    True
+    >>> with mock.patch.dict(os.environ, {"MICROAGG_QUICK": "ja"}):
+    ...     flag("MICROAGG_QUICK")
+    Traceback (most recent call last):
+    ...
+    ValueError: MICROAGG_QUICK='ja' is neither on (1, true, yes, on) nor off ...
+    """
+    value = os.environ.get(name, "").strip().lower()
+    if value in ON:
+        return True
+    if value in OFF:
+        return False
+    raise ValueError(f"{name}={os.environ[name]!r} is neither on ({', '.join(ON)}) nor off "
+                     f"({', '.join(OFF[1:])}, or unset)")
 
 
 def switch_values() -> list[tuple[str, str, str]]:

@@ -26,11 +26,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from ._env import flag
+
 __all__ = ["njit", "HAVE_NUMBA", "numba_enabled", "numba_status"]
 
 _numba: ModuleType | None
 try:  # pragma: no cover - depends on the environment
-    if os.environ.get("MICROAGG_DISABLE_NUMBA") == "1":
+    if flag("MICROAGG_DISABLE_NUMBA"):
         raise ImportError
     import numba as _numba  # type: ignore[no-redef,unused-ignore]
 
@@ -120,9 +122,11 @@ def numba_status() -> str:
     """
     if HAVE_NUMBA:
         return "on"
-    for name in ("MICROAGG_DISABLE_NUMBA", "NUMBA_DISABLE_JIT"):
-        if os.environ.get(name) == "1":
-            return f"off: switched off by {name}=1 (plain Python/numpy, same results)"
+    for name, on in (("MICROAGG_DISABLE_NUMBA", flag("MICROAGG_DISABLE_NUMBA")),
+                     ("NUMBA_DISABLE_JIT", os.environ.get("NUMBA_DISABLE_JIT") == "1")):
+        if on:
+            return (f"off: switched off by {name}={os.environ[name]} (plain Python/numpy, "
+                    "same results)")
     if not _numba_installed():
         return ("off: numba is not installed (plain Python/numpy, same results); "
                 "pip install \"microagg[fast]\" compiles the loops, often 50 times faster "

@@ -94,8 +94,8 @@ from ._strata import (
 )
 from ._validate import NonFinite, as_matrix, check_k
 
-__all__ = ["BATCH_ROWS", "ROW", "file_format", "require_pyarrow", "lean_memory", "profile_file",
-           "stored_index",
+__all__ = ["BATCH_ROWS", "ROW", "PARQUET_SUFFIXES", "file_format", "require_pyarrow",
+           "lean_memory", "profile_file", "stored_index",
            "StreamSettings", "UnitSummary", "protect_stream", "protect_unit", "read_unit",
            "merge_lines"]
 
@@ -103,7 +103,8 @@ __all__ = ["BATCH_ROWS", "ROW", "file_format", "require_pyarrow", "lean_memory",
 BATCH_ROWS = 65_536
 #: The temporary column holding each record's input position.
 ROW = "__microagg_row__"
-_PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
+#: The suffixes of the files read and written as Parquet (any other: CSV).
+PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
 
 
 #: Files microagg does not read or write, by suffix: what they are (for the error).
@@ -136,7 +137,7 @@ def file_format(path: Path | str | None, forced: str | None) -> str:
         return "csv"
     path = Path(path)
     suffix = path.suffix.lower()
-    if suffix in _PARQUET_SUFFIXES:
+    if suffix in PARQUET_SUFFIXES:
         return "parquet"
     other = _OTHER_FORMATS.get(Path(path.stem).suffix.lower() if suffix in COMPRESSED
                                else suffix)

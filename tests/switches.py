@@ -6,10 +6,10 @@ and the hypothesis properties that cost seconds per example try many more exampl
 
 from __future__ import annotations
 
-import os
+from microagg._env import flag
 
 #: ``MICROAGG_SLOW=1`` is set: run the long checks, and many more examples.
-SLOW = os.environ.get("MICROAGG_SLOW") == "1"
+SLOW = flag("MICROAGG_SLOW")
 
 
 def examples(default: int, slow: int) -> int:

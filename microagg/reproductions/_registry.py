@@ -28,6 +28,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._env import flag
 from .._jit import numba_enabled, numba_status
 
 __all__ = ["Entry", "KEYS", "QUICK_ENV", "CACHE_ENV", "quick_mode", "run_entry"]
@@ -54,7 +55,7 @@ def quick_mode() -> bool:
     ...     print(quick_mode())
     True
     """
-    return os.environ.get(QUICK_ENV, "") == "1"
+    return flag(QUICK_ENV)
 
 
 @dataclass(frozen=True)

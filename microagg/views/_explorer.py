@@ -38,7 +38,6 @@ import base64
 import html
 import io
 import itertools
-import os
 from collections.abc import Callable, Mapping, Sequence
 from numbers import Real
 from typing import Any
@@ -46,6 +45,7 @@ from typing import Any
 import ipywidgets as w
 from IPython.display import HTML, display
 
+from .._env import flag
 from ._plotting import alt_text
 
 __all__ = ["explorer", "static_explorers"]
@@ -70,7 +70,7 @@ def static_explorers() -> bool:
     ...     print(static_explorers())
     True
     """
-    return os.environ.get(STATIC_ENV, "") == "1"
+    return flag(STATIC_ENV)
 
 
 def explorer(view: Callable[..., Any], grid: Mapping[str, Sequence[Any]], *,

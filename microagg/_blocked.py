@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ._defaults import METHOD
 from ._methods import check_options, get_method
 from ._validate import as_matrix, check_k
 
@@ -22,7 +23,7 @@ __all__ = ["blocked"]
 STRATEGIES = ("tree", "pca")
 
 
-def blocked(X: Any, k: int, *, method: str = "mdav", block_size: int = 10_000,
+def blocked(X: Any, k: int, *, method: str = METHOD, block_size: int = 10_000,
             strategy: str = "tree", **options: Any) -> np.ndarray:
     r"""Microaggregate in blocks: partition the records, run a heuristic inside each block.
 

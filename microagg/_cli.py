@@ -65,6 +65,7 @@ from ._cli_strata import (
     shows_progress,
     stages,
 )
+from ._defaults import METHOD, SMALL_STRATA_POLICY
 from ._entry import SIGNALS, interrupted
 from ._methods import METHODS
 from ._protect import check_call, protect_decided
@@ -174,7 +175,7 @@ def _protect_in_memory(args: argparse.Namespace, source: Path | None, out: Path 
         protected, info = protect_decided(
             protectable(df, roles.protect, na=choice.na, decimal=decimal), args.k, spec,
             roles, method=args.method, standardize=not args.no_standardize,
-            small_strata="error", return_info=True, params=params,
+            small_strata=SMALL_STRATA_POLICY, return_info=True, params=params,
             progress=shows_progress(args.progress))
         step()
 
@@ -379,7 +380,7 @@ def _protect_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                    "(even one another run just wrote) unless --force")
     m.add_argument("--force", action="store_true",
                    help="replace the output file if it exists (atomically)")
-    m.add_argument("--method", default="mdav", choices=list(METHODS),
+    m.add_argument("--method", default=METHOD, choices=list(METHODS),
                    help="microaggregation method (default mdav); see microagg.list_methods()")
     m.add_argument("--columns", help="comma-separated columns to protect (default: every "
                    "numeric column, except strata, kept columns and a first column that is a "

@@ -45,6 +45,7 @@ from ._cli_io import (
     signals_held,
 )
 from ._csv import COMPRESSED, DEFAULT_DIALECT, CsvDialect, blank_names
+from ._defaults import SMALL_STRATA_POLICY
 from ._entry import SIGNALS
 from ._protect import check_call
 from ._release import FILE_ROWS, Roles
@@ -208,7 +209,7 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
                           stored_index=stored)
     settings = StreamSettings(
         k=args.k, method=args.method, params=params, columns=roles.protect,
-        strata=roles.strata, policy=check_policy(args.small_strata or "error"),
+        strata=roles.strata, policy=check_policy(args.small_strata or SMALL_STRATA_POLICY),
         standardize=not args.no_standardize, na=tuple(choice.na), dialect=choice.dialect,
         blank=(blank_names(source, str(source), choice.dialect) if fmts[0] == "csv"
                else frozenset()))

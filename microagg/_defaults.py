@@ -23,7 +23,8 @@ from typing import Any
 
 __all__ = ["GASettings", "HybridSettings", "VMDAVSettings", "IVMDAVSettings", "GOMMSettings",
            "GA", "HYBRID", "VMDAV", "IVMDAV", "GOMM", "MACROGROUP_SIZE", "GOMM_CACHE_BYTES",
-           "GOMM_REPRODUCTION_CACHE_BYTES", "option_names"]
+           "GOMM_REPRODUCTION_CACHE_BYTES", "VMDAV_CLUSTERED_GAMMA", "METHOD",
+           "SMALL_STRATA_POLICY", "option_names"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,14 @@ class GASettings:
     mutation_rate: float = 0.1
     crossover_rate: float = 0.5
     iterations: int = 10_000
+
+
+#: The method a release runs unless told otherwise (:func:`microagg.microaggregate`,
+#: :func:`microagg.dask.microaggregate`, :func:`microagg.blocked`, ``microagg protect``).
+METHOD = "mdav"
+#: What a stratum with fewer than k records does unless told otherwise: stop the run,
+#: naming it (``"merge"``: protect it with its most similar stratum).
+SMALL_STRATA_POLICY = "error"
 
 
 #: The genetic paper's example macrogroup size (Section 3.2, step 2: K = 21); the hybrid's
@@ -60,6 +69,12 @@ class VMDAVSettings:
 
     gamma: float = 0.2
     leftover: str = "centroid"
+
+
+#: V-MDAV's gain factor for clustered data, as its paper recommends (0.2,
+#: :attr:`VMDAVSettings.gamma`, for scattered data): the explorers' and exercises' default,
+#: and the gamma the reproduction uses where the paper classifies a data set as clustered.
+VMDAV_CLUSTERED_GAMMA = 1.1
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ._core import aggregate, group_sizes, loss_summary, zscores
+from ._defaults import METHOD, SMALL_STRATA_POLICY
 from ._methods import check_options, get_method
 from ._release import (
     IndexProfile,
@@ -129,8 +130,9 @@ class MicroaggregationInfo:
         return int(self.group_sizes.size)
 
 
-def microaggregate(df: pd.DataFrame, k: int, *, method: str = "mdav", columns: Any = None,
-                   standardize: bool = True, strata: Any = None, small_strata: str = "error",
+def microaggregate(df: pd.DataFrame, k: int, *, method: str = METHOD, columns: Any = None,
+                   standardize: bool = True, strata: Any = None,
+                   small_strata: str = SMALL_STRATA_POLICY,
                    keep: Any = None, keep_rest: bool = False, return_info: bool = False,
                    progress: bool = False, **params: Any
                    ) -> pd.DataFrame | tuple[pd.DataFrame, MicroaggregationInfo]:

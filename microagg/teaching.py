@@ -24,6 +24,7 @@ import pandas as pd
 
 from . import datasets
 from ._core import information_loss, sse
+from ._defaults import VMDAV_CLUSTERED_GAMMA
 from ._ga_kernels import ga_core, repair
 from ._genetic import ga_partition
 from ._gomm_ops import mutate
@@ -64,7 +65,7 @@ def kernel_source(name: str) -> str:
     return inspect.getsource(getattr(f, "py_func", f))
 
 
-def vmdav_first_group(X: Any, k: int = 3, *, gamma: float = 1.1) -> Any:
+def vmdav_first_group(X: Any, k: int = 3, *, gamma: float = VMDAV_CLUSTERED_GAMMA) -> Any:
     r"""The first group of V-MDAV and every extension test made for it, for teaching.
 
     A plain re-tracing of V-MDAV's first iteration (Solanas & Martinez-Balleste

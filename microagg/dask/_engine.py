@@ -34,6 +34,7 @@ import dask.dataframe as dd
 import numpy as np
 import pandas as pd
 
+from .._defaults import METHOD, SMALL_STRATA_POLICY
 from .._methods import get_method
 from .._protect import check_call
 from .._release import (
@@ -125,9 +126,10 @@ class ReleasePlan:
 _UNIT, _POS, _INDEX = "__microagg_unit__", "__microagg_pos__", "__microagg_index__"
 
 
-def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = "mdav",
+def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = METHOD,
                    columns: Any = None, standardize: bool = True,
-                   small_strata: str = "error", keep: Any = None, keep_rest: bool = False,
+                   small_strata: str = SMALL_STRATA_POLICY, keep: Any = None,
+                   keep_rest: bool = False,
                    return_info: bool = False, **params: Any) -> Any:
     """Microaggregate a Dask DataFrame within strata, each stratum whole in one task.
 

@@ -18,6 +18,7 @@ import pandas as pd
 
 from .. import published
 from .._core import information_loss, sse, standardize
+from .._defaults import VMDAV, VMDAV_CLUSTERED_GAMMA
 from .._mdav import mdav, mdav_single, vmdav
 from .._methods import MDAV_FAMILY, get_method
 from .._optimal import optimal_partition
@@ -127,7 +128,7 @@ def vmdav_table1_cells(*, draws: int = 1, progress: bool = False) -> pd.DataFram
     for name, drawn in sets.items():
         for k in (3, 4, 5, 10):
             label = types[(types.dataset == name) & (types.k == k)]["value"].iloc[0]
-            g = 1.1 if label == 1 else 0.2
+            g = VMDAV_CLUSTERED_GAMMA if label == 1 else VMDAV.gamma
             rows.append((name, "classification", k, "", "type", float(label), 0.0, 1, ""))
             for method, gamma, tag in (("mdav", 0.0, ""), ("vmdav", g, f"gamma={g:g}")):
                 values = np.array([information_loss(Z, vmdav(Z, k, gamma=gamma))

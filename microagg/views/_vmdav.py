@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 
 from .. import datasets
 from .._core import group_sizes, information_loss, sse
+from .._defaults import VMDAV, VMDAV_CLUSTERED_GAMMA
 from .._mdav import mdav, vmdav
 from .._validate import as_matrix, check_k
 from ..teaching import vmdav_first_group
@@ -31,7 +32,7 @@ __all__ = ["vmdav_extension_view", "vmdav_view", "explore_vmdav", "gamma_sweep_v
 
 
 @cvd_safe
-def vmdav_extension_view(X: Any = None, k: int = 3, *, gamma: float = 1.1,
+def vmdav_extension_view(X: Any = None, k: int = 3, *, gamma: float = VMDAV_CLUSTERED_GAMMA,
                          figsize: tuple[float, float] = (10.0, 4.4)) -> Figure:
     r"""Figure: how V-MDAV grows its first group (left) and the partition it ends with (right).
 
@@ -100,7 +101,8 @@ def _size_summary(labels: Any) -> str:
 
 
 @cvd_safe
-def vmdav_view(dataset: Any = "clustered 2-D", k: int = 3, *, gamma: float = 1.1,
+def vmdav_view(dataset: Any = "clustered 2-D", k: int = 3, *,
+               gamma: float = VMDAV_CLUSTERED_GAMMA,
                figsize: tuple[float, float] = (10.0, 4.6)) -> Figure:
     """Figure: MDAV (left) and V-MDAV with gain factor ``gamma`` (right) on a 2-D set.
 
@@ -153,7 +155,8 @@ def vmdav_view(dataset: Any = "clustered 2-D", k: int = 3, *, gamma: float = 1.1
                              f"{said[1]}.")
 
 
-def explore_vmdav(*, gamma: float = 1.1, k: int = 3, dataset: str = "clustered 2-D") -> Any:
+def explore_vmdav(*, gamma: float = VMDAV_CLUSTERED_GAMMA, k: int = 3,
+                  dataset: str = "clustered 2-D") -> Any:
     """Controls for ``gamma``, ``k`` and a 2-D data set around :func:`vmdav_view`.
 
     Static pages hold gamma in 0, 0.2, 0.5, 0.8, 1.1, 1.5, 2, ``k`` in 3, 4, 5 and
@@ -181,7 +184,8 @@ def explore_vmdav(*, gamma: float = 1.1, k: int = 3, dataset: str = "clustered 2
 
 @cvd_safe
 def gamma_sweep_view(sweeps: dict[str, Any], *, mdav_il: dict[str, float] | None = None,
-                     marks: tuple[float, ...] = (0.2, 1.1), ncols: int = 3,
+                     marks: tuple[float, ...] = (VMDAV.gamma, VMDAV_CLUSTERED_GAMMA),
+                     ncols: int = 3,
                      figsize: tuple[float, float] | None = None) -> Figure:
     """Figure: V-MDAV's IL against its gain factor, one panel per data set.
 

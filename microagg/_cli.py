@@ -98,7 +98,7 @@ EXAMPLES = """examples:
 """
 
 
-def _info(_: argparse.Namespace) -> int:
+def _info_command(_: argparse.Namespace) -> int:
     import numpy as np
 
     from . import _datafiles
@@ -119,7 +119,7 @@ def _info(_: argparse.Namespace) -> int:
     return 0
 
 
-def _data(args: argparse.Namespace) -> int:
+def _data_command(args: argparse.Namespace) -> int:
     from . import datasets
 
     if args.download and args.source is not None:
@@ -135,7 +135,7 @@ def _data(args: argparse.Namespace) -> int:
     return 0
 
 
-def _protect(args: argparse.Namespace) -> int:
+def _protect_command(args: argparse.Namespace) -> int:
     check_release_k(args.k)  # before the input is read
     source = input_file(args.input)
     out = output_target(args.output, source, args.force)
@@ -194,7 +194,7 @@ def _protect_in_memory(args: argparse.Namespace, source: Path | None, out: Path 
           file=sys.stderr)
 
 
-def _audit(args: argparse.Namespace) -> int:
+def _audit_command(args: argparse.Namespace) -> int:
     from ._audit import audit
 
     check_release_k(args.k)
@@ -222,7 +222,7 @@ def _audit(args: argparse.Namespace) -> int:
     return 0
 
 
-def _reproduce(args: argparse.Namespace) -> int:
+def _reproduce_command(args: argparse.Namespace) -> int:
     from . import reproductions
 
     out = output_target(args.csv, None, args.force)
@@ -298,7 +298,7 @@ def _audit_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                    help="count the rows read on stderr, pass by pass (default: on a "
                    "terminal, for audits longer than a second)")
     add_csv_options(a)
-    a.set_defaults(func=_audit)
+    a.set_defaults(func=_audit_command)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -316,7 +316,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("info", parents=[common],
                    help="versions, and the data files with their checksum status",
                    description="Versions, numba, and where each reference data file is, with "
-                   "its SHA-256 checked now.").set_defaults(func=_info)
+                   "its SHA-256 checked now.").set_defaults(func=_info_command)
 
     d = sub.add_parser("data", parents=[common],
                        help="copy or download the reference data sets, verified",
@@ -329,7 +329,7 @@ def _parser() -> argparse.ArgumentParser:
                    "cache (and copy them into --dest if given)")
     d.add_argument("--dest", default=None,
                    help="target folder (default: $MICROAGG_DATA, else data/raw of the checkout)")
-    d.set_defaults(func=_data)
+    d.set_defaults(func=_data_command)
 
     _protect_parser(sub, common)
 
@@ -349,7 +349,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="write the whole comparison as CSV (one row per published cell, "
                    "with ours, status and reason) instead of printing it")
     r.add_argument("--force", action="store_true", help="replace FILE if it exists")
-    r.set_defaults(func=_reproduce)
+    r.set_defaults(func=_reproduce_command)
     return p
 
 
@@ -393,7 +393,7 @@ def _protect_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     add_options(m)
     add_csv_options(m)
     add_method_options(m)
-    m.set_defaults(func=_protect)
+    m.set_defaults(func=_protect_command)
 
 
 #: Errors of the user's making (bad values, files, options, a missing optional package such

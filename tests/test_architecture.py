@@ -61,6 +61,49 @@ def test_functions_do_not_shadow_modules():
     assert not clash, f"public names equal to module names: {clash}"
 
 
+def test_no_function_is_named_like_a_module_of_the_package():
+    """A private function named like a module (``_audit`` in ``_audit.py``, ``_protect`` in
+    the command line beside ``_protect.py``) reads as that module in a traceback or an
+    import line: no function anywhere in the package takes a module's name."""
+    modules = {p.stem for p in SOURCES} - {"__init__", "__main__"}
+    clash = []
+    for path in SOURCES:
+        tree = ast.parse(path.read_text())
+        clash += [f"{path.relative_to(ROOT)}:{node.lineno} {node.name}"
+                  for node in ast.walk(tree)
+                  if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.name in modules]
+    assert not clash, f"functions named like modules: {clash}"
+
+
+#: What decides a column's role (the release contract): written in ``_release.py`` only.
+ROLE_LOGIC = re.compile(r"\b(row_index|stored_index_rows|first_record_as_names|"
+                        r"_blank_header)\(")
+
+
+def test_the_release_contract_decides_roles_in_one_module():
+    """Every path (API, command line, streamed, Dask, the audit) takes the columns' roles
+    from ``microagg/_release.py``; a second copy of a rule there (the audit had its own
+    row-index, stored-index and header checks) drifts from it."""
+    found = [f"{path.relative_to(ROOT)}:{n}" for path in SOURCES
+             if path.name not in ("_release.py", "_validate.py")
+             for n, line in enumerate(path.read_text().splitlines(), 1)
+             if ROLE_LOGIC.search(line) and not line.lstrip().startswith(("#", ">>>"))]
+    assert not found, f"role rules called outside microagg/_release.py: {found}"
+
+
+def test_on_off_switches_are_read_by_one_function():
+    """``MICROAGG_*`` on/off switches are read by :func:`microagg._env.flag` (1, true, yes,
+    on / 0, false, no, off): a switch compared with ``"1"`` by hand ignored ``true``
+    (``MICROAGG_QUICK=true`` ran the full settings)."""
+    by_hand = [f"{path.relative_to(ROOT)}:{n}"
+               for path in [*SOURCES, *ROOT.glob("tests/*.py"), *ROOT.glob("tools/*.py")]
+               for n, line in enumerate(path.read_text().splitlines(), 1)
+               if re.search(r"environ(\.get\([^)]*\)|\[[^]]*\])\s*[=!]=\s*\"[01]\"", line)
+               and "NUMBA_DISABLE_JIT" not in line]  # (numba's own switch, read as numba does)
+    assert not by_hand, f"switches compared by hand (use microagg._env.flag): {by_hand}"
+
+
 def test_no_importlib_detours():
     files = [*SOURCES, *ROOT.glob("chapters/**/*.md"), *ROOT.glob("tests/**/*.py"),
              *ROOT.glob("tools/*.py")]

@@ -177,7 +177,7 @@ def choose_engine(engine: str, X: np.ndarray, *, method: str) -> str:
     return engine
 
 
-def _engine(engine: str, arr: np.ndarray, method: str) -> ModuleType:
+def _engine_for(engine: str, arr: np.ndarray, method: str) -> ModuleType:
     return ENGINES[choose_engine(engine, arr, method=method)]
 
 
@@ -254,7 +254,7 @@ def mdav(X: Any, k: int, *, engine: str = "auto") -> np.ndarray:
     [0, 0, 0, 2, 2, 2, 1, 1, 1]
     """
     arr, k = _prepare(X, k)
-    return _engine(engine, arr, "mdav").mdav(arr, k, arr.sum(axis=0))
+    return _engine_for(engine, arr, "mdav").mdav(arr, k, arr.sum(axis=0))
 
 
 def mdav_single(X: Any, k: int, *, engine: str = "auto") -> np.ndarray:
@@ -297,7 +297,7 @@ def mdav_single(X: Any, k: int, *, engine: str = "auto") -> np.ndarray:
     [0, 0, 0, 2, 2, 2, 1, 1, 1]
     """
     arr, k = _prepare(X, k)
-    return _engine(engine, arr, "mdav_single").mdav_single(arr, k, arr.sum(axis=0))
+    return _engine_for(engine, arr, "mdav_single").mdav_single(arr, k, arr.sum(axis=0))
 
 
 def vmdav(X: Any, k: int, *, gamma: float = VMDAV.gamma, leftover: str = VMDAV.leftover,
@@ -376,7 +376,7 @@ def vmdav(X: Any, k: int, *, gamma: float = VMDAV.gamma, leftover: str = VMDAV.l
         raise ValueError(f"leftover must be 'centroid' or 'record', got {leftover!r}")
     # Distances to the fixed global centroid C, computed once (lines 3 and 5).
     to_c = sqdist(arr, arr.mean(axis=0))
-    labels = _engine(engine, arr, "vmdav").vmdav(arr, k, gamma, to_c)
+    labels = _engine_for(engine, arr, "vmdav").vmdav(arr, k, gamma, to_c)
     return assign_leftovers(arr, labels, leftover)
 
 
@@ -468,7 +468,7 @@ def ivmdav(X: Any, k: int, *, gamma: float = IVMDAV.gamma,
     m = 2 * k if candidates is None else check_count(candidates, "candidates", k)
     own = check_flag(self_neighbour, "self_neighbour")
     # (more candidates than records change nothing: the search stops at the records left)
-    return _engine(engine, arr, "ivmdav").ivmdav(arr, k, gamma, min(m, arr.shape[0]), own,
+    return _engine_for(engine, arr, "ivmdav").ivmdav(arr, k, gamma, min(m, arr.shape[0]), own,
                                        arr.sum(axis=0))
 
 

@@ -290,7 +290,7 @@ def _released(ddf: Any, plan: Any, units: pd.DataFrame, offsets: list[int], k: i
     out_meta[strata] = released_categories(out_meta[strata], keys)
     # (the release is indexed by the input's labels or row numbers, not by unit: its
     # partitions' index ranges are unknown, so that .loc and joins look at every row)
-    return gathered.map_partitions(_protect, k, method=method, params=params, roles=roles,
+    return gathered.map_partitions(_protect_partition, k, method=method, params=params, roles=roles,
                                    standardize=standardize, index_name=ddf._meta.index.name,
                                    numbered_from=numbered_from, sizes=sizes, keys=keys,
                                    divisions=divisions, meta=out_meta, clear_divisions=True,
@@ -372,7 +372,7 @@ def _tag(part: pd.DataFrame, units: pd.DataFrame, strata: list[Any], offsets: li
                           _INDEX: part.index.to_numpy(), _UNIT: unit})
 
 
-def _protect(part: pd.DataFrame, k: int, *, method: str, params: dict[str, Any],
+def _protect_partition(part: pd.DataFrame, k: int, *, method: str, params: dict[str, Any],
              roles: Roles, standardize: bool, index_name: Any, numbered_from: int | None,
              sizes: list[int], keys: list[Any], divisions: list[int],
              partition_info: dict[str, Any] | None = None) -> pd.DataFrame:

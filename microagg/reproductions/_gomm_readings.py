@@ -390,7 +390,7 @@ CURRENT_READING: dict[str, dict[str, str]] = {
     for ds, data in (("water-treatment", "complete"), ("census", "ERNVAL"))}
 
 
-def _release(A: np.ndarray, labels: np.ndarray) -> np.ndarray:
+def _group_means(A: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """Each record replaced by the mean of its group (on the raw values)."""
     counts = np.bincount(labels)
     means = np.vstack([np.bincount(labels, weights=A[:, c]) / counts
@@ -400,7 +400,7 @@ def _release(A: np.ndarray, labels: np.ndarray) -> np.ndarray:
 
 def _measures(A: np.ndarray, labels: np.ndarray) -> list[tuple[str, str, float]]:
     """``(measure, definition, value)`` of the single-group release for every definition."""
-    P = _release(A, labels)
+    P = _group_means(A, labels)
     out = []
     for s in IL_SCALES:
         Z, Q = scale_to(A, s), scale_to(P, s, ref=A)

@@ -41,7 +41,7 @@ def _varying(cmp: pd.DataFrame, label: Sequence[str]) -> list[str]:
     return [c for c in label if c in cmp and cmp[c].astype(str).nunique() > 1] or ["metric"]
 
 
-def _runs(row: pd.Series) -> list[float]:
+def _cell_runs(row: pd.Series) -> list[float]:
     return run_values(row.get("ours_runs", "")) or [float(row["ours"])]
 
 
@@ -84,7 +84,7 @@ def runs_view(cmp: pd.DataFrame, *, metrics: Sequence[str] | None = None,
         counts = set()
         rel = metric in relative
         for x, row in cells.iterrows():
-            runs, pub = _runs(row), row.get("published", np.nan)
+            runs, pub = _cell_runs(row), row.get("published", np.nan)
             counts.add(len(runs))
             if rel:
                 if pd.isna(pub) or pub == 0:
@@ -130,9 +130,9 @@ def runs_alt_text(cmp: pd.DataFrame, *, what: str = "") -> str:
     'The published value lies within the range of our runs for 1 of 2 cells.'
     """
     metrics = list(pd.unique(cmp["metric"]))
-    counts = sorted({len(_runs(r)) for _, r in cmp.iterrows()})
+    counts = sorted({len(_cell_runs(r)) for _, r in cmp.iterrows()})
     with_pub = cmp[cmp["published"].notna()]
-    inside = sum(min(_runs(r)) <= r["published"] <= max(_runs(r))
+    inside = sum(min(_cell_runs(r)) <= r["published"] <= max(_cell_runs(r))
                  for _, r in with_pub.iterrows())
     runs_text = " to ".join(str(c) for c in (counts[0], counts[-1])) if len(counts) > 1 \
         else str(counts[0])

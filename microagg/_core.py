@@ -21,7 +21,7 @@ paper in the book; :ref:`chap-foundations` explains them.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -176,8 +176,17 @@ def sse_any_scale(arr: np.ndarray, labels: np.ndarray) -> float:
     return _ldexp_or_inf(_sse(np.ldexp(arr, e), labels), -2 * e)
 
 
-def loss_summary(arr: np.ndarray, labels: np.ndarray) -> tuple[float, float, float]:
-    """``(sse, sst, information_loss)`` of checked data, for result objects.
+class Loss(NamedTuple):
+    """A partition's within-group and total sums of squares, and the information loss
+    ``100 * sse / sst`` (in percent; 0 when ``sst`` is 0)."""
+
+    sse: float
+    sst: float
+    information_loss: float
+
+
+def loss_summary(arr: np.ndarray, labels: np.ndarray) -> Loss:
+    """The :class:`Loss` of checked data, for result objects.
 
     IL is measured scale-free (finite for any finite data); SSE and SST are in the
     data's units, ``inf`` where float64 cannot hold them; IL is 0 when SST is 0.
@@ -188,7 +197,7 @@ def loss_summary(arr: np.ndarray, labels: np.ndarray) -> tuple[float, float, flo
     il = 100.0 * within / total if total else 0.0
     if e:
         within, total = (_ldexp_or_inf(v, -2 * e) for v in (within, total))
-    return within, total, il
+    return Loss(within, total, il)
 
 
 def _ldexp_or_inf(value: float, e: int) -> float:

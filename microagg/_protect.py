@@ -295,10 +295,8 @@ def _run(df: pd.DataFrame, X: np.ndarray, k: int, function: Callable[..., Any],
         out[strata] = done.strata
     if not return_info:
         return out, {}
-    within, total, il = loss_summary(Z, labels)
-    return out, {"labels": labels, "columns": list(columns), "sse": within, "sst": total,
-                 "information_loss": il, "group_sizes": group_sizes(labels),
-                 "strata": report, "merged": merged}
+    return out, {"labels": labels, "columns": list(columns), **loss_summary(Z, labels)._asdict(),
+                 "group_sizes": group_sizes(labels), "strata": report, "merged": merged}
 
 
 def check_call(df: Any, method: Any, columns: Any, params: dict[str, Any], strata: Any = None,

@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._core import constant_columns, group_centroids, loss_summary, zscores
+from ._core import Loss, constant_columns, group_centroids, loss_summary, zscores
 from ._validate import as_matrix, column_labels
 
 __all__ = ["SMALL_STRATA", "strata_list", "under_keys", "released_categories", "check_policy",
@@ -393,7 +393,7 @@ def protect_block(X: np.ndarray | Callable[[], np.ndarray], k: int, function: An
     _, labels = np.unique(raw, return_inverse=True)
     labels = labels.reshape(-1).astype(np.int64)
     groups = int(labels.max()) + 1
-    within, total, il = _unit_loss(Z, labels, groups, safe=standardize)
+    loss = _unit_loss(Z, labels, groups, safe=standardize)
     del raw
     if standardize:  # the z-scores go before the values come back
         del Z
@@ -406,8 +406,9 @@ def protect_block(X: np.ndarray | Callable[[], np.ndarray], k: int, function: An
         for lo in range(0, arr.shape[0], CHUNK):
             rows = arr[lo:lo + CHUNK] - centroids[labels[lo:lo + CHUNK]]
             column_sse += (rows ** 2).sum(axis=0)
-    return BlockResult(labels=labels, centroids=centroids, groups=groups, sse=within,
-                       sst=total, information_loss=il, seconds=time.perf_counter() - start,
+    return BlockResult(labels=labels, centroids=centroids, groups=groups, sse=loss.sse,
+                       sst=loss.sst, information_loss=loss.information_loss,
+                       seconds=time.perf_counter() - start,
                        column_sse=column_sse)
 
 
@@ -416,9 +417,9 @@ def protect_block(X: np.ndarray | Callable[[], np.ndarray], k: int, function: An
 CHUNK = 2048
 
 
-def _unit_loss(arr: np.ndarray, labels: np.ndarray, groups: int, *, safe: bool
-               ) -> tuple[float, float, float]:
-    """``(sse, sst, il)`` as :func:`microagg._core.loss_summary`, in chunks of rows.
+def _unit_loss(arr: np.ndarray, labels: np.ndarray, groups: int, *, safe: bool) -> Loss:
+    """The :class:`~microagg._core.Loss` as :func:`microagg._core.loss_summary` gives it,
+    in chunks of rows.
 
     ``safe``: z-scores, which need no rescaling (their squares cannot overflow).
     """
@@ -437,7 +438,7 @@ def _unit_loss(arr: np.ndarray, labels: np.ndarray, groups: int, *, safe: bool
         c = rows - mean
         within += float(np.einsum("ij,ij->", d, d))
         total += float(np.einsum("ij,ij->", c, c))
-    return within, total, (100.0 * within / total if total else 0.0)
+    return Loss(within, total, 100.0 * within / total if total else 0.0)
 
 
 def _block_zscores(X: np.ndarray, names: list[Any]) -> np.ndarray:

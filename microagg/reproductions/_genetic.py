@@ -15,6 +15,7 @@ from .._genetic import ga_settings
 from .._hybrid import hybrid
 from .._mdav import mdav
 from .._progress import progress as _progress_bar
+from ._registry import KEYS
 from ._status import join_runs
 
 __all__ = ["table2_data", "reproduce_table2", "table2_cells", "table1_cells"]
@@ -208,8 +209,7 @@ def table2_cells(*, iterations: int = GA.iterations, draws: Sequence[int] = (0, 
             rows.append((dataset, method, 3, f"K={int(K)}", metric, float(values.mean()),
                          float(values.std()), len(values),
                          join_runs(values) if len(values) > 1 else ""))
-    return pd.DataFrame(rows, columns=["dataset", "method", "k", "parameters", "metric", "ours",
-                                       "ours_sd", "runs", "ours_runs"])
+    return pd.DataFrame(rows, columns=[*KEYS, "ours", "ours_sd", "runs", "ours_runs"])
 
 
 def table1_cells(*, progress: bool = False) -> pd.DataFrame:
@@ -222,4 +222,4 @@ def table1_cells(*, progress: bool = False) -> pd.DataFrame:
     used = {"chromosomes": ga["population"], "mutation_rate": ga["mutation_rate"],
             "crossover_rate": ga["crossover_rate"], "iterations": ga["iterations"]}
     return pd.DataFrame([("all", "ga", pd.NA, "", m, float(v)) for m, v in used.items()],
-                        columns=["dataset", "method", "k", "parameters", "metric", "ours"])
+                        columns=[*KEYS, "ours"])

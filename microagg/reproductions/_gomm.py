@@ -20,6 +20,7 @@ from .._gomm import GommResult, gomm
 from .._gomm_eval import CACHE_ENV, score_grouping
 from .._risk import interval_disclosure
 from ._gomm_readings import ADOPTED_READING, reading_data
+from ._registry import KEYS
 from ._status import join_runs
 
 #: The interval disclosure width our risk measures use (the paper's +/-10 %).
@@ -281,9 +282,6 @@ def _worker_budget() -> None:
     os.environ.setdefault(CACHE_ENV, str(GOMM_REPRODUCTION_CACHE_BYTES // 2**20))
 
 
-_COLUMNS = ["dataset", "method", "k", "parameters", "metric"]
-
-
 def _over_seeds(settings: dict[str, Any], table_of: Any, metrics: tuple[str, ...]
                 ) -> pd.DataFrame:
     """Cells of a per-(data set, method, k) table, averaged over the seeded runs.
@@ -350,7 +348,7 @@ def text_cells(**settings: Any) -> pd.DataFrame:
            "crossovers": s["crossovers"], "mutations": 5 * s["mutations_per_operator"],
            "mutations_per_type": s["mutations_per_operator"]}
     rows += [("water-treatment", "gomm", 25, "", m, float(v)) for m, v in ops.items()]
-    columns = ["dataset", "method", "k", "parameters", "metric", "ours"]
+    columns = [*KEYS, "ours"]
     fixed = pd.DataFrame(rows, columns=columns).assign(ours_sd=0.0, runs=1, ours_runs="")
 
     def quoted(rep: GommReproduction) -> pd.DataFrame:
@@ -400,4 +398,4 @@ def timing_cells(**settings: Any) -> pd.DataFrame:
                 column = f"{tag}_{metric}"
                 rows.append(("water-treatment", variant, int(r["k"]), "", metric,
                              float(r[column])))
-    return pd.DataFrame(rows, columns=["dataset", "method", "k", "parameters", "metric", "ours"])
+    return pd.DataFrame(rows, columns=[*KEYS, "ours"])

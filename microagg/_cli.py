@@ -70,7 +70,7 @@ from ._entry import SIGNALS, interrupted
 from ._methods import METHODS
 from ._protect import check_call, protect_decided
 from ._release import FILE_ROWS, check_release_k, profile_frame, protectable
-from ._stream import file_format
+from ._stream import FORMATS, file_format
 from .reproductions._entries import ENTRIES
 
 __all__ = ["main"]
@@ -292,7 +292,7 @@ def _audit_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     a.add_argument("--na", metavar="TEXT[,TEXT]",
                    help="text that means a missing value in the input, as given to protect "
                    "--na (e.g. --na refused,NA)")
-    a.add_argument("--format", choices=["csv", "parquet"], default=None,
+    a.add_argument("--format", choices=FORMATS, default=None,
                    help="format of both files (default: from their names)")
     a.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="count the rows read on stderr, pass by pass (default: on a "

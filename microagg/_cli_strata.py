@@ -51,6 +51,7 @@ from ._protect import check_call
 from ._release import FILE_ROWS, Roles
 from ._strata import SMALL_STRATA, check_policy
 from ._stream import (
+    FORMATS,
     StreamSettings,
     file_format,
     lean_memory,
@@ -126,7 +127,7 @@ def print_roles(roles: Roles, err: Any, fmts: tuple[str, str]) -> None:
 def add_options(m: argparse.ArgumentParser) -> None:
     """The options of ``protect`` for formats, strata, parallel runs and progress."""
     g = m.add_argument_group("large files and strata")
-    g.add_argument("--format", choices=["csv", "parquet"], default=None,
+    g.add_argument("--format", choices=FORMATS, default=None,
                    help="format of the input and output files (default: Parquet for names "
                    "ending in .parquet, .pq or .parq, CSV otherwise)")
     g.add_argument("--strata", metavar="COL[,COL]",

@@ -94,7 +94,7 @@ from ._strata import (
 )
 from ._validate import NonFinite, as_matrix, check_k
 
-__all__ = ["BATCH_ROWS", "ROW", "PARQUET_SUFFIXES", "file_format", "require_pyarrow",
+__all__ = ["BATCH_ROWS", "ROW", "FORMATS", "PARQUET_SUFFIXES", "file_format", "require_pyarrow",
            "lean_memory", "profile_file", "stored_index",
            "StreamSettings", "UnitSummary", "protect_stream", "protect_unit", "read_unit",
            "merge_lines"]
@@ -103,6 +103,8 @@ __all__ = ["BATCH_ROWS", "ROW", "PARQUET_SUFFIXES", "file_format", "require_pyar
 BATCH_ROWS = 65_536
 #: The temporary column holding each record's input position.
 ROW = "__microagg_row__"
+#: The file formats microagg reads and writes (``--format``).
+FORMATS = ("csv", "parquet")
 #: The suffixes of the files read and written as Parquet (any other: CSV).
 PARQUET_SUFFIXES = (".parquet", ".pq", ".parq")
 

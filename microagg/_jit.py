@@ -7,6 +7,14 @@ installed and not disabled (``NUMBA_DISABLE_JIT=1``), they are compiled with
 package runs, with the same answers, in environments without numba (Pyodide,
 JupyterLite).
 
+Two searches take another route without numba, where the plain-Python loop would be far
+slower than a library call: DLD's nearest-centroid search
+(:func:`microagg._risk_kernels.dld_standardized`: a scipy k-d tree instead of the compiled
+projection search) and GOMM's evaluation of a grouping (:mod:`microagg._gomm_eval`: numpy
+instead of the compiled group kernels). Their answers are the same, bit for bit: the
+tests compare both routes on integer, real-valued, tied and nearly tied data
+(``tests/test_gomm_fast.py``).
+
 numba keys a cached function on its own bytecode and drops its cache when its own
 file changes, but a kernel compiles in the kernels it calls: after an edit of a callee
 in another file, it would go on loading the old machine code. The cache of every

@@ -99,6 +99,32 @@ def test_gomm_run_is_the_same_without_numba(monkeypatch):
     assert np.array_equal(fast.population_scores, slow.population_scores)
 
 
+@pytest.mark.parametrize("kind", ["normal", "rounded", "near ties"])
+def test_dld_and_gomm_are_the_same_without_numba_on_real_valued_data(monkeypatch, kind):
+    """Without numba DLD takes another route (a k-d tree, not the compiled projection
+    search) and GOMM numpy code: the same answers on real-valued data too, with exact
+    ties (rounded values) and near ties (values 0.001 apart), not only small integers."""
+    rng = np.random.default_rng(["normal", "rounded", "near ties"].index(kind))
+    if kind == "normal":
+        X = rng.normal(size=(150, 4))
+    elif kind == "rounded":
+        X = np.round(rng.normal(size=(150, 4)) * 3) / 3 * 0.1
+    else:
+        X = rng.integers(0, 4, size=(150, 4)) * 0.1 + 1e-3 * rng.integers(0, 2, size=(150, 4))
+    Z = microagg.standardize(X)
+    Q = microagg.aggregate(Z, microagg.mdav(Z, 3))
+    kw = dict(population=6, generations=2, crossovers=2, mutations_per_operator=1, seed=3,
+              progress=False, shared_cache=False)
+    dld, fast = _risk_kernels.dld_standardized(Z, Q), microagg.gomm(X, 3, **kw)
+    monkeypatch.setattr(_gomm_eval, "HAVE_NUMBA", False)
+    monkeypatch.setattr(_risk_kernels, "HAVE_NUMBA", False)
+    assert _risk_kernels.dld_standardized(Z, Q) == dld
+    slow = microagg.gomm(X, 3, **kw)
+    assert fast.groups == slow.groups
+    assert (fast.il, fast.id, fast.dld, fast.score) == (slow.il, slow.id, slow.dld, slow.score)
+    assert np.array_equal(fast.population_scores, slow.population_scores)
+
+
 def _compiled_and_plain(f):
     """The kernel as numba compiles it, and as plain Python (what runs without numba)."""
     return [f, getattr(f, "py_func", f)]

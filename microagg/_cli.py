@@ -53,18 +53,16 @@ from ._cli_io import (
     read_input,
     write_table,
 )
-from ._cli_strata import (
+from ._cli_options import (
     ReleaseChoice,
-    add_options,
     add_release_options,
-    check_options,
     formats,
     print_roles,
-    protect_by_strata,
     release_options,
     shows_progress,
     stages,
 )
+from ._cli_strata import add_options, check_options, protect_by_strata
 from ._defaults import METHOD, SMALL_STRATA_POLICY
 from ._entry import SIGNALS, interrupted
 from ._methods import METHODS

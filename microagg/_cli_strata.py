@@ -1,4 +1,4 @@
-"""``microagg protect`` for large files: formats, strata, jobs, a cluster, progress.
+"""``microagg protect`` by strata: the strata options, local jobs, a cluster, the report.
 
 The options added to ``protect`` (:func:`add_options`) and the stratified run
 (:func:`protect_by_strata`), which streams the file through :mod:`microagg._stream`:
@@ -25,9 +25,8 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -37,14 +36,14 @@ from ._audit import check_release
 from ._cli_io import (
     atomic_target,
     compression_of,
-    csv_dialect,
     guard,
     list_arg,
     open_output,
     run_folder,
     signals_held,
 )
-from ._csv import COMPRESSED, DEFAULT_DIALECT, CsvDialect, blank_names
+from ._cli_options import ReleaseChoice, bars, print_roles, shows_progress, stages
+from ._csv import blank_names
 from ._defaults import SMALL_STRATA_POLICY
 from ._entry import SIGNALS
 from ._protect import check_call
@@ -53,7 +52,6 @@ from ._strata import SMALL_STRATA, check_policy
 from ._stream import (
     FORMATS,
     StreamSettings,
-    file_format,
     lean_memory,
     merge_lines,
     profile_file,
@@ -62,66 +60,7 @@ from ._stream import (
     stored_index,
 )
 
-__all__ = ["add_options", "check_options", "protect_by_strata", "formats",
-           "add_release_options", "release_options", "ReleaseChoice", "print_roles", "stages",
-           "shows_progress"]
-
-
-@dataclass(frozen=True)
-class ReleaseChoice:
-    """What the user said about the columns not protected: kept columns, keep the rest,
-    and the text that means a missing value; and how the CSV files are written."""
-
-    keep: list[str] | None
-    keep_rest: bool
-    na: list[str]
-    dialect: CsvDialect = DEFAULT_DIALECT
-
-
-def add_release_options(m: argparse.ArgumentParser) -> None:
-    """``--keep``, ``--keep-rest`` and ``--na``: the explicit choices of the release contract."""
-    m.add_argument("--keep", metavar="COL[,COL]",
-                   help="columns released exactly as read although they are numeric or look "
-                   "numeric (an identifier, a weight); such a column neither protected nor "
-                   "kept stops the run")
-    m.add_argument("--keep-rest", action="store_true",
-                   help="release every column that is not protected or a stratum exactly as "
-                   "read, numeric or not (the explicit opt-out of that check)")
-    m.add_argument("--na", metavar="TEXT[,TEXT]",
-                   help="text that means a missing value (e.g. --na refused,NA), besides an "
-                   "empty field: not counted as text when typing the columns")
-
-
-def release_options(args: argparse.Namespace, csv_files: Sequence[Path | None]
-                    ) -> ReleaseChoice:
-    """What the options say of the release; ``csv_files``: the run's CSV files (``None``:
-    standard input or output), whose names may say the delimiter."""
-    return ReleaseChoice(keep=list_arg(args.keep, "--keep"), keep_rest=bool(args.keep_rest),
-                         na=list_arg(args.na, "--na", what="missing-value text") or [],
-                         dialect=csv_dialect(args, csv_files))
-
-
-def print_roles(roles: Roles, err: Any, fmts: tuple[str, str]) -> None:
-    """The columns protected, kept and passed through, and the notes, on ``err``; from
-    CSV to Parquet (``fmts``), that the unprotected columns are stored as text."""
-    print(f"microagg: protected {len(roles.protect)} column(s): "
-          f"{', '.join(map(str, roles.protect))}", file=err)
-    if roles.keep:
-        print(f"microagg: kept unchanged: {', '.join(map(str, roles.keep))}", file=err)
-    if roles.strata:
-        print(f"microagg: strata, released as their unit's key (a merged small stratum's "
-              f"rows under the key of the stratum it joined): "
-              f"{', '.join(map(str, roles.strata))}", file=err)
-    print(f"microagg: passed through unchanged: {', '.join(map(str, roles.passed)) or 'none'}",
-          file=err)
-    for note in roles.notes:
-        print(f"microagg: note: {note}", file=err)
-    text = [*roles.keep, *roles.strata, *roles.passed]
-    if fmts == ("csv", "parquet") and text:
-        print(f"microagg: note: the Parquet output stores the columns not protected as text, "
-              f"exactly as the CSV wrote them ({', '.join(map(str, text[:5]))}"
-              f"{', ...' if len(text) > 5 else ''}); where a number is needed, convert after "
-              "reading (pandas: pd.to_numeric)", file=err)
+__all__ = ["add_options", "check_options", "protect_by_strata"]
 
 
 def add_options(m: argparse.ArgumentParser) -> None:
@@ -147,24 +86,6 @@ def add_options(m: argparse.ArgumentParser) -> None:
                    help="show progress on stderr: the stage of the run (reading, checking "
                    "the columns, microaggregating, writing, auditing) and, with --strata, a "
                    "stratum counter (default: on a terminal, for runs longer than a second)")
-
-
-def formats(args: argparse.Namespace, source: Path | None, out: Path | None
-            ) -> tuple[str, str]:
-    """Input and output formats; Parquet to standard output, and a compressed Parquet
-    name (``.parquet.gz``: Parquet compresses inside the file), are errors."""
-    fin, fout = file_format(source, args.format), file_format(out, args.format)
-    compressed = [source is not None and source.suffix.lower() in COMPRESSED,
-                  compression_of(out) is not None]
-    for path, packed in zip((source, out), compressed, strict=True):
-        if path is not None and packed and file_format(path.with_suffix(""), None) == "parquet":
-            raise ValueError(f"{path.name}: Parquet is compressed inside the file (snappy); "
-                             f"name it {path.with_suffix('').name}, without "
-                             f"{path.suffix}")
-    if out is None and fout == "parquet":
-        raise ValueError("Parquet is not written to standard output: give the output file "
-                         "with -o OUT.parquet")
-    return fin, fout
 
 
 def check_options(args: argparse.Namespace) -> list[str] | None:
@@ -219,7 +140,7 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
         with _output(tmp, fmts[1], compression_of(out)) as target:
             report = protect_stream(source, fmts[0], target, fmts[1], settings,
                                     executor=executor, window=window, remote=remote,
-                                    progress=_bars(args.progress), workdir=folder)
+                                    progress=bars(args.progress), workdir=folder)
         # the release audit, on what was written, before it is named (or copied to stdout)
         with stages(args.progress, ("auditing",)):
             check_release(source, tmp, args.k, roles, fmts, choice.dialect,
@@ -335,47 +256,6 @@ def _output(tmp: str, fmt: str, compression: str | None) -> Iterator[Any]:
         fh: IO[str]
         with open_output(tmp, compression) as fh:
             yield fh
-
-
-def shows_progress(flag: bool | None) -> bool:
-    """Whether ``--progress`` / ``--no-progress`` (``flag``; ``None``: neither) asks for
-    progress on stderr: by default when stderr is a terminal."""
-    return flag if flag is not None else sys.stderr.isatty()
-
-
-def _bars(flag: bool | None) -> Callable[..., Any]:
-    """A maker of tqdm bars on stderr: always (``--progress``), never, or on a terminal
-    after a second (the default, so short runs print nothing)."""
-    from tqdm import tqdm
-
-    enabled = shows_progress(flag)
-
-    def make(*, total: int | None, desc: str, unit: str, **options: Any) -> Any:
-        return tqdm(total=total, desc=desc, unit=f" {unit}", file=sys.stderr,
-                    disable=not enabled, delay=0 if flag else 1.0, leave=bool(flag),
-                    dynamic_ncols=True, **options)
-
-    return make
-
-
-@contextmanager
-def stages(flag: bool | None, names: tuple[str, ...]) -> Iterator[Callable[..., None]]:
-    """A bar on stderr (shown as :func:`_bars` says) naming the stage a run is in.
-
-    ``step()`` starts the next of ``names`` (``step("mdav, k=3")``: with that detail in
-    brackets). A stage that cannot report its own progress (one compiled call, say)
-    shows at least what runs.
-    """
-    later = iter(names[1:])
-    with _bars(flag)(total=len(names), desc=names[0], unit="stage", mininterval=0,
-                     bar_format="{desc}: {n_fmt}/{total_fmt} stages done [{elapsed}]") as bar:
-        def step(detail: str = "") -> None:
-            name = next(later)
-            bar.set_description_str(f"{name} ({detail})" if detail else name, refresh=False)
-            bar.update(1)  # the stage before is over (redrawn at once, after the bar's delay)
-        yield step
-        bar.set_description_str("done", refresh=False)
-        bar.update(1)
 
 
 def _report(args: argparse.Namespace, settings: StreamSettings, roles: Roles,

@@ -183,6 +183,8 @@ _SCRIPT = textwrap.dedent("""
         "jit": HAVE_NUMBA,
         "labels": r.labels.tolist(),
         "best": r.history["best"].tolist(),
+        "mean": r.history["mean"].tolist(),  # (a sum over the population: its order too)
+        "sse": r.sse,
         "two": hybrid(Y, 3, K=12, seed=4, iterations=20).tolist(),
         "one": hybrid(Y, 3, K=12, partitioning="one-step", seed=4, iterations=20).tolist(),
     }))

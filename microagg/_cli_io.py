@@ -31,7 +31,6 @@ import io
 import lzma
 import os
 import re
-import secrets
 import shutil
 import signal
 import subprocess
@@ -59,7 +58,7 @@ from ._csv import (
 from ._defaults import GA, HYBRID, IVMDAV, MACROGROUP_SIZE, VMDAV
 from ._entry import SIGNALS
 from ._mdav.dispatch import ENGINE_NAMES
-from ._methods import METHODS
+from ._methods import METHODS, seeded
 from ._release import check_names
 from ._stream import PARQUET_SUFFIXES
 
@@ -140,9 +139,7 @@ def method_params(args: argparse.Namespace) -> dict[str, Any]:
         takes = ", ".join(METHOD_OPTIONS[o][0] for o in spec.options) or "no options"
         raise ValueError(f"{', '.join(wrong)} does not apply to --method {args.method} "
                          f"(it takes {takes})")
-    if "seed" in spec.options and given.get("seed") is None:
-        given["seed"] = secrets.randbelow(2**31)
-    return given
+    return seeded(args.method, given)[0]
 
 
 def columns_arg(text: str | None) -> list[str] | None:

@@ -11,6 +11,7 @@ Book: :ref:`chap-mdav`.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +23,8 @@ from ._defaults import GA, HYBRID, IVMDAV, VMDAV, option_names
 from ._hybrid import hybrid
 from ._mdav import ivmdav, mdav, mdav_single, vmdav
 
-__all__ = ["Method", "METHODS", "MDAV_FAMILY", "get_method", "method_function", "list_methods"]
+__all__ = ["Method", "METHODS", "MDAV_FAMILY", "get_method", "method_function", "list_methods",
+           "seeded"]
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,32 @@ def check_options(method: str, options: Any) -> None:
     if unknown:
         raise ValueError(f"option(s) {unknown} do not apply to method {method!r}; "
                          f"it accepts {list(spec.options) or 'no options'}")
+
+
+def seeded(method: Any, params: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """``params`` with a seed drawn for a registered method that takes one and got none,
+    and the note that says so (``None`` when nothing was drawn).
+
+    A release must be one that can be made again: without a seed the hybrid's GA would
+    draw another release on every run, and nothing would say which. Every path of a
+    release (:func:`microagg.microaggregate`, :func:`microagg.dask.microaggregate`,
+    ``microagg protect``) draws it here and reports it.
+
+    Examples
+    --------
+    >>> params, note = seeded("hybrid", {"iterations": 50})
+    >>> sorted(params), note.startswith("hybrid takes a random seed")
+    (['iterations', 'seed'], True)
+    >>> seeded("mdav", {})
+    ({}, None)
+    """
+    if (not isinstance(method, str) or method not in METHODS
+            or "seed" not in METHODS[method].options or params.get("seed") is not None):
+        return params, None
+    seed = secrets.randbelow(2**31)
+    return {**params, "seed": seed}, (
+        f"{method} takes a random seed and none was given: it ran with seed={seed}; "
+        f"give seed={seed} (--seed {seed}) to make this release again")
 
 
 def list_methods() -> Any:

@@ -28,6 +28,7 @@ is in :mod:`microagg._strata`.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -38,7 +39,7 @@ import pandas as pd
 
 from ._core import aggregate, group_sizes, loss_summary, zscores
 from ._defaults import METHOD, SMALL_STRATA_POLICY
-from ._methods import check_options, get_method
+from ._methods import check_options, get_method, seeded
 from ._release import (
     IndexProfile,
     Roles,
@@ -178,7 +179,10 @@ def microaggregate(df: pd.DataFrame, k: int, *, method: str = METHOD, columns: A
         Show the progress of a method that reports it (the hybrid counts its
         macrogroups: minutes on a large table); the others run as one call.
     **params
-        Passed to the heuristic, e.g. ``gamma=1.1`` for V-MDAV.
+        Passed to the heuristic, e.g. ``gamma=1.1`` for V-MDAV. A method that draws
+        random numbers (the hybrid) and gets no ``seed`` runs with one drawn here, which
+        ``info.params`` and ``info.notes`` record (without ``return_info``, a
+        ``UserWarning`` names it): give it again to make the same release.
 
     Returns
     -------
@@ -247,6 +251,11 @@ def _protect_table(df: Any, k: Any, *, method: Any, columns: Any, standardize: b
     k = check_release_k(k)  # (before the table is profiled, as in every path)
     spec, roles = check_call(df, method, columns, params, strata, keep=keep,
                              keep_rest=keep_rest)
+    params, drawn = seeded(method, params)
+    if drawn is not None:
+        roles = replace(roles, notes=[*roles.notes, drawn])
+        if not return_info:  # (else info.notes and info.params say it)
+            warnings.warn(drawn, UserWarning, stacklevel=3)
     return protect_decided(df, k, spec, roles, method=method, standardize=standardize,
                            small_strata=small_strata, return_info=return_info,
                            params=params, progress=progress)

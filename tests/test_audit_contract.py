@@ -5,7 +5,8 @@ with ``--na``; ``microagg audit`` takes the flags ``protect`` took (``--na``,
 ``--keep-rest`` with or without ``--columns``) and passes what ``protect`` released with
 them; the audit starts from the same checks of names and roles as ``protect``; a
 categorical column never lists a category that no released row holds (a merged small
-stratum's key, in every path), and the audit fails a release whose column does.
+stratum's key, in every path), and the audit fails a release whose column does; a random
+method given no seed gets one drawn and recorded in every path, as on the command line.
 """
 
 from __future__ import annotations
@@ -150,3 +151,32 @@ def test_the_audit_fails_a_release_listing_categories_no_row_holds(tmp_path, cap
     padded.to_parquet(out, index=False)
     rc, _, err = run(["audit", src, out, "-k", "3", "--columns", "x,y"], capsys)
     assert rc == 2 and "categories: column(s) ['r'] are categorical, with 1 categor" in err
+
+
+def test_a_seed_is_drawn_and_recorded_in_the_api_and_on_dask():
+    """The hybrid is random: the API and Dask without ``seed`` gave another release on
+    every call and recorded nothing. They now draw one, as the command line does, record
+    it (``params``, ``notes``; a warning without ``return_info``), and that seed makes the
+    same release again."""
+    import warnings
+
+    import dask.dataframe as dd
+
+    import microagg.dask
+
+    df = _table(40).drop(columns="note")
+    options = {"columns": ["x", "y"], "method": "hybrid", "iterations": 20}
+    with pytest.warns(UserWarning, match=r"hybrid takes a random seed .* seed=(\d+)") as got:
+        first = ma.microaggregate(df, 3, **options)
+    seed = int(str(got[0].message).split("seed=")[1].split(";")[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (a seed given: nothing to say)
+        assert ma.microaggregate(df, 3, seed=seed, **options).equals(first)
+    _, info = ma.microaggregate(df, 3, return_info=True, **options)
+    assert isinstance(info.params["seed"], int) and f"seed={info.params['seed']}" in info.notes[-1]
+    lazy, plan = microagg.dask.microaggregate(dd.from_pandas(df, npartitions=2), 3,
+                                              strata="g", return_info=True, **options)
+    again = microagg.dask.microaggregate(dd.from_pandas(df, npartitions=2), 3, strata="g",
+                                         seed=plan.params["seed"], **options)
+    assert lazy.compute().equals(again.compute())
+    assert ma.microaggregate(df, 3, columns=["x", "y"], return_info=True)[1].params == {}

@@ -25,8 +25,9 @@ first pass; never on a sample.
 from __future__ import annotations
 
 import bisect
+import warnings
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import dask
@@ -35,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from .._defaults import METHOD, SMALL_STRATA_POLICY
-from .._methods import get_method
+from .._methods import get_method, seeded
 from .._protect import check_call
 from .._release import (
     ColumnProfile,
@@ -166,7 +167,9 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = METHOD,
         Also return a :class:`ReleasePlan`: the columns' roles, the notes and the strata
         plan (known before computing, as they are decided on the whole frame).
     **params
-        Passed to the method.
+        Passed to the method. A method that draws random numbers (the hybrid) and gets
+        no ``seed`` runs with one drawn here, which the plan's ``params`` and ``notes``
+        record (without ``return_info``, a ``UserWarning`` names it).
 
     Returns
     -------
@@ -234,6 +237,11 @@ def microaggregate(ddf: Any, k: int, *, strata: Any, method: str = METHOD,
     check_release_k(k)  # (these checks before the pass over the data)
     check_flags(standardize=standardize, keep_rest=keep_rest, return_info=return_info)
     roles, rows = _roles(ddf, method, columns, params, strata, keep, keep_rest)
+    params, drawn = seeded(method, params)
+    if drawn is not None:
+        roles = replace(roles, notes=[*roles.notes, drawn])
+        if not return_info:  # (else the plan's notes and params say it)
+            warnings.warn(drawn, UserWarning, stacklevel=2)
     k, plan, units, offsets = _plan(ddf, k, roles.strata, roles.protect,
                                     check_policy(small_strata), standardize)
     lazy = _released(ddf, plan, units, offsets, k, method=method, params=params, roles=roles,

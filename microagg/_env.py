@@ -23,7 +23,8 @@ SWITCHES = {
     "MICROAGG_DISABLE_NUMBA": "1: run without numba (plain Python/numpy), same results",
     "MICROAGG_QUICK": "1: the heaviest reproductions at reduced settings (nbval's quick check "
                       "only)",
-    "MICROAGG_REPRODUCTION_CACHE": "folder where the book build caches reproduced tables",
+    "MICROAGG_REPRODUCTION_CACHE": "folder where the book build caches reproduced tables (a "
+                                   "table is read back only by the same code and settings)",
     "MICROAGG_GOMM_CACHE_MB": "GOMM's memory budget in MB (default 512): its process-wide "
                               "group cache and each run's arena each hold at most this much",
     "MICROAGG_STATIC_EXPLORERS": "1: explorers render for a static page (set by the book "

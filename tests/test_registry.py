@@ -119,6 +119,28 @@ def test_heavy_tables_warn_without_numba_before_running(monkeypatch):
         _registry.run_entry(heavy, progress=False)
 
 
+def test_the_cache_never_serves_a_table_the_old_code_computed(monkeypatch, tmp_path):
+    """A table cached in ``MICROAGG_REPRODUCTION_CACHE`` is read back only by the same
+    code: the key holds a digest of the package (it held the name and settings only, so an
+    edited package, or a hand-edited file, was served as ours)."""
+    from microagg.reproductions import _registry
+
+    ran = []
+
+    def computed(**settings):
+        ran.append(settings)
+        return pd.DataFrame({**{c: ["x"] for c in _registry.KEYS}, "ours": [float(len(ran))]})
+
+    entry = dataclasses.replace(ENTRIES["ivmdav-table1"], compute=computed)
+    monkeypatch.setenv(_registry.CACHE_ENV, str(tmp_path))
+    first = _registry.run_entry(entry, progress=False)
+    assert _registry.run_entry(entry, progress=False)["ours"].tolist() == [1.0]  # cached
+    assert len(ran) == 1 and first["ours"].tolist() == [1.0]
+    monkeypatch.setattr(_registry, "code_digest", lambda: "another version of the code")
+    assert _registry.run_entry(entry, progress=False)["ours"].tolist() == [2.0]
+    assert len(ran) == 2 and len(list(tmp_path.glob("ivmdav-table1-*.csv"))) == 2
+
+
 @pytest.mark.parametrize("name", QUICK_TABLES)
 def test_quick_tables_reproduce_their_recorded_statuses(name, expected, monkeypatch):
     monkeypatch.delenv("MICROAGG_QUICK", raising=False)

@@ -17,6 +17,7 @@ Book: :ref:`page-ledger`.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -102,12 +103,37 @@ class Entry:
 
 
 def _cache_file(entry: Entry, settings: dict[str, Any]) -> Path | None:
+    """Where a table computed for ``entry`` at ``settings`` is kept in the cache folder
+    (``None``: no cache). The name is keyed on the code too (:func:`code_digest`), so an
+    edit of the package never serves a table the old code computed."""
     folder = os.environ.get(CACHE_ENV)
     if not folder:
         return None
-    key = json.dumps({"name": entry.name, "settings": settings}, sort_keys=True, default=str)
+    key = json.dumps({"name": entry.name, "settings": settings, "code": code_digest()},
+                     sort_keys=True, default=str)
     digest = hashlib.sha256(key.encode()).hexdigest()[:16]
     return Path(folder) / f"{entry.name}-{digest}.csv"
+
+
+@functools.cache
+def code_digest() -> str:
+    """A digest of the package's version and its Python sources and published tables:
+    what a reproduced table depends on besides its settings and the (checksummed) data.
+
+    Examples
+    --------
+    >>> len(code_digest())
+    64
+    """
+    from .. import __version__
+
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256(__version__.encode())
+    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".csv")
+                       and "__pycache__" not in p.parts):
+        h.update(str(path.relative_to(root)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()
 
 
 #: The warning of a heavy entry (one with reduced settings) run at the papers' settings

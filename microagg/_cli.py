@@ -25,6 +25,7 @@ the signal's number (130 for Ctrl-C, 143 for SIGTERM). File handling and the met
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -33,8 +34,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
-
-import pandas as pd
 
 from . import __version__
 from ._audit import check_release
@@ -97,13 +96,11 @@ EXAMPLES = """examples:
 
 
 def _info_command(_: argparse.Namespace) -> int:
-    import numpy as np
-
     from . import _datafiles
-    from ._jit import numba_status
+    from .reproductions import environment
 
-    print(f"microagg {__version__}  numpy {np.__version__}  pandas {pd.__version__}")
-    print(f"numba acceleration: {numba_status()}")
+    for component, version in environment().itertuples(index=False):
+        print(f"{component}: {version}")
     print(f"data folder: {_datafiles.data_dir()}")
     print(f"download cache: {_datafiles.cache_dir()}")
     print("data files (SHA-256 checked now):")
@@ -447,6 +444,18 @@ def _written(args: argparse.Namespace) -> tuple[Any, str]:
     return getattr(args, "output", None), "-o"
 
 
+def _stdout_to_devnull() -> None:
+    """Point standard output at the null device, so that the interpreter's last flush
+    does not fail again on the closed pipe (Python's documented way)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # (not a file: a test's capture)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``microagg`` command."""
     args = _parser().parse_args(argv)
@@ -454,7 +463,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         with _clean_shutdown(), warnings.catch_warnings():
             if not args.debug:  # one line each, as the errors are
                 warnings.showwarning = _one_line_warning
-            return int(args.func(args))
+            status = int(args.func(args))
+            sys.stdout.flush()  # (here, so that a reader gone away is handled below)
+            return status
+    except BrokenPipeError:  # the reader of standard output left (| head): as cat, quietly
+        _stdout_to_devnull()
+        return 128 + int(signal.SIGPIPE)
     except (KeyboardInterrupt, Interrupted) as err:
         signum = getattr(err, "signum", signal.SIGINT)
         print(interrupted(signum), file=sys.stderr)

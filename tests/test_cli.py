@@ -35,6 +35,24 @@ def test_info_and_data(tmp_path, capsys):
     assert "CASCrefmicrodata.rda is in neither" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("argv", [["info"], ["reproduce", "genetic-table1"]])
+def test_a_reader_that_leaves_early_ends_the_command_quietly(argv):
+    """``microagg info | head -1``: the pipe closes before the command has written all;
+    it ends as ``cat`` does (status 141, SIGPIPE's), not with "error: [Errno 32] Broken
+    pipe" and an interpreter warning on stderr."""
+    import os
+    import subprocess
+    import sys
+
+    read, write = os.pipe()
+    os.close(read)  # (the reader is gone before anything is written)
+    done = subprocess.run([sys.executable, "-m", "microagg", *argv], stdout=write,
+                          stderr=subprocess.PIPE, text=True, timeout=300)
+    os.close(write)
+    assert done.returncode == 141, done.stderr
+    assert "Broken pipe" not in done.stderr and "Exception ignored" not in done.stderr
+
+
 def test_info_says_why_numba_is_off(monkeypatch, capsys):
     """A plain install is told how to turn the compiled loops on; a switched-off one, which
     switch did it."""
@@ -43,7 +61,7 @@ def test_info_says_why_numba_is_off(monkeypatch, capsys):
     monkeypatch.setattr(_jit, "HAVE_NUMBA", False)
     monkeypatch.setenv("MICROAGG_DISABLE_NUMBA", "1")
     assert main(["info"]) == 0
-    assert "numba acceleration: off: switched off by MICROAGG_DISABLE_NUMBA=1" in (
+    assert "compiled loops (numba): off: switched off by MICROAGG_DISABLE_NUMBA=1" in (
         capsys.readouterr().out)
     monkeypatch.delenv("MICROAGG_DISABLE_NUMBA")
     monkeypatch.delenv("NUMBA_DISABLE_JIT", raising=False)

@@ -29,7 +29,7 @@ from ._genetic import reproduce_table2, table2_data
 from ._gomm import GommReproduction, gomm_data, reproduce_gomm
 from ._gomm_readings import ADOPTED_READING, gomm_readings, reading_cells
 from ._mdav_family import mdav_readings, paper_methods, paper_params
-from ._registry import quick_mode
+from ._registry import environment, quick_mode
 from ._status import MIN_DRAWS, MIN_RUNS, RECREATED, STATUSES, Status, cell_status, run_values
 
 __all__ = [
@@ -50,6 +50,7 @@ __all__ = [
     "cell_status",
     "run_values",
     "quick_mode",
+    "environment",
     "ivmdav_table1",
     "paper_methods",
     "paper_params",

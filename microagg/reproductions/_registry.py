@@ -115,6 +115,36 @@ def _cache_file(entry: Entry, settings: dict[str, Any]) -> Path | None:
     return Path(folder) / f"{entry.name}-{digest}.csv"
 
 
+def environment() -> pd.DataFrame:
+    """What computed the tables: the package (its version and :func:`code_digest`),
+    Python and the libraries the numbers pass through, and whether numba compiled the
+    loops (the answers are the same either way). A reader whose numbers differ from the
+    book's compares this table with the one the ledger page shows.
+
+    Book: :ref:`page-ledger`.
+
+    Examples
+    --------
+    >>> env = environment()
+    >>> env.columns.tolist(), env["component"].iloc[0]
+    (['component', 'version'], 'microagg')
+    """
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    from .. import __version__
+
+    rows = [("microagg", f"{__version__} (code {code_digest()[:12]})"),
+            ("Python", platform.python_version())]
+    for name in ("numpy", "pandas", "scipy", "numba"):
+        try:
+            rows.append((name, version(name)))
+        except PackageNotFoundError:
+            rows.append((name, "not installed"))
+    rows.append(("compiled loops (numba)", numba_status()))
+    return pd.DataFrame(rows, columns=["component", "version"])
+
+
 @functools.cache
 def code_digest() -> str:
     """A digest of the package's version and its Python sources and published tables:

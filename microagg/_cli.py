@@ -280,13 +280,7 @@ def _audit_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     a.add_argument("--strata", metavar="COL[,COL]", help="strata columns")
     a.add_argument("--columns", help="the protected columns (default: every input column "
                    "that is numeric or looks numeric, except strata and kept columns)")
-    a.add_argument("--keep", metavar="COL[,COL]", help="columns released unchanged on purpose")
-    a.add_argument("--keep-rest", action="store_true",
-                   help="every other column (not protected, not a stratum) was released "
-                   "unchanged on purpose, as protect --keep-rest releases it")
-    a.add_argument("--na", metavar="TEXT[,TEXT]",
-                   help="text that means a missing value in the input, as given to protect "
-                   "--na (e.g. --na refused,NA)")
+    add_release_options(a, "audit")
     a.add_argument("--format", choices=FORMATS, default=None,
                    help="format of both files (default: from their names)")
     a.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,

@@ -36,18 +36,33 @@ class ReleaseChoice:
     dialect: CsvDialect = DEFAULT_DIALECT
 
 
-def add_release_options(m: argparse.ArgumentParser) -> None:
-    """``--keep``, ``--keep-rest`` and ``--na``: the explicit choices of the release contract."""
-    m.add_argument("--keep", metavar="COL[,COL]",
-                   help="columns released exactly as read although they are numeric or look "
-                   "numeric (an identifier, a weight); such a column neither protected nor "
-                   "kept stops the run")
-    m.add_argument("--keep-rest", action="store_true",
-                   help="release every column that is not protected or a stratum exactly as "
-                   "read, numeric or not (the explicit opt-out of that check)")
-    m.add_argument("--na", metavar="TEXT[,TEXT]",
-                   help="text that means a missing value (e.g. --na refused,NA), besides an "
-                   "empty field: not counted as text when typing the columns")
+#: The help of the release contract's options: to ``protect``, and to ``audit`` (which
+#: takes them as the release was made with them).
+_RELEASE_HELP = {
+    "protect": {
+        "keep": "columns released exactly as read although they are numeric or look numeric "
+                "(an identifier, a weight); such a column neither protected nor kept stops "
+                "the run",
+        "keep_rest": "release every column that is not protected or a stratum exactly as "
+                     "read, numeric or not (the explicit opt-out of that check)",
+        "na": "text that means a missing value (e.g. --na refused,NA), besides an empty "
+              "field: not counted as text when typing the columns"},
+    "audit": {
+        "keep": "columns released unchanged on purpose",
+        "keep_rest": "every other column (not protected, not a stratum) was released "
+                     "unchanged on purpose, as protect --keep-rest releases it",
+        "na": "text that means a missing value in the input, as given to protect --na "
+              "(e.g. --na refused,NA)"},
+}
+
+
+def add_release_options(m: argparse.ArgumentParser, command: str = "protect") -> None:
+    """``--keep``, ``--keep-rest`` and ``--na``: the explicit choices of the release
+    contract, as ``command`` (``"protect"`` or ``"audit"``) reads them."""
+    helps = _RELEASE_HELP[command]
+    m.add_argument("--keep", metavar="COL[,COL]", help=helps["keep"])
+    m.add_argument("--keep-rest", action="store_true", help=helps["keep_rest"])
+    m.add_argument("--na", metavar="TEXT[,TEXT]", help=helps["na"])
 
 
 def release_options(args: argparse.Namespace, csv_files: Sequence[Path | None]

@@ -45,7 +45,7 @@ import dask  # noqa: E402
 import microagg.dask  # noqa: E402
 
 KINDS = ["number", "text numbers", "missing text", "text", "bool", "date", "timedelta",
-         "nested"]
+         "nested", "category"]
 
 
 def _column(kind: str, n: int, rng: np.random.Generator) -> list | np.ndarray:
@@ -64,6 +64,8 @@ def _column(kind: str, n: int, rng: np.random.Generator) -> list | np.ndarray:
         return pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 99, n), unit="D")
     if kind == "timedelta":
         return pd.to_timedelta(rng.integers(0, 99, n), unit="h")
+    if kind == "category":  # (text without digits, stored as a Parquet dictionary)
+        return pd.Categorical([letters("k", v) for v in rng.integers(0, 3, n)])
     return [[float(v), 1.0] for v in rng.normal(size=n)]
 
 
@@ -79,6 +81,8 @@ def cases(draw):
                        "x": rng.normal(size=n).round(4)})
     for j, kind in enumerate(kinds):
         df[f"c{j}"] = _column(kind, n, rng)
+    if draw(st.booleans()):  # the strata as a categorical column (a Parquet dictionary)
+        df["s"] = df["s"].astype("category")
     keep = [c for c in df.columns[3:] if draw(st.booleans())]
     index = draw(st.booleans())  # written as a pandas index in the Parquet file
     return df, keep, index, draw(st.sampled_from([2, 3]))
@@ -97,6 +101,15 @@ def _cli(args, capsys, out):
         line = err.strip().splitlines()[-1]
         return "error", line.split("microagg: error: ", 1)[-1]
     return "ok", pd.read_parquet(out)
+
+
+def _every_category_held(result: pd.DataFrame) -> None:
+    """No categorical column lists a category no row holds (a merged small stratum's key
+    would be one)."""
+    for c in result.columns:
+        if isinstance(result[c].dtype, pd.CategoricalDtype):
+            unused = set(result[c].cat.categories) - set(result[c].dropna())
+            assert not unused, (c, unused)
 
 
 def _same(result: pd.DataFrame, expected: pd.DataFrame) -> None:
@@ -192,7 +205,9 @@ def test_every_path_refuses_alike_or_releases_alike(case, client, workers, tmp_p
         assert got[0] == api[0] and (api[0] == "ok" or got[1] == api[1]), (got[1], api[1])
         if api[0] == "ok":
             _same(got[1], api[1])
+            _every_category_held(got[1])
     if api[0] == "ok":
+        _every_category_held(api[1])
         assert ma.audit(frame, api[1], k, strata="s", keep=["id", *keep]).passed
 
 

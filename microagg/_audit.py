@@ -14,6 +14,7 @@ audit`` offers it on the command line. The columns' roles are those of
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from os import PathLike
@@ -39,6 +40,7 @@ from ._release import (
     profile_index,
     row_label_columns,
     split_keep,
+    stored_index_kept_note,
     text_to_numbers,
     unused_categories_error,
 )
@@ -140,8 +142,9 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
       each kept column and of each column passed through (text without digits, dates,
       booleans), equal the input's; **columns**: every input column is released, and no other;
     * **index** (a released DataFrame): its index numbers the rows or holds text without
-      digits, or is named in ``keep``, as :func:`microagg.microaggregate` asks of it
-      (``to_csv`` writes it with the table);
+      digits, or is kept (named in ``keep``, or under ``keep_rest``) and holds the input
+      table's labels, as :func:`microagg.microaggregate` returns it (``to_csv`` writes it
+      with the table); a categorical index lists no category that no row holds;
     * **categories**: no categorical column of the release (pandas categories, a Parquet
       dictionary) lists a category that no released row holds, such as a merged small
       stratum's key or a value of rows not in the table.
@@ -245,8 +248,10 @@ def _audit_tables(original: Any, released: Any, k: int, reader: _Reader, *, stra
     """:func:`audit` once its arguments are checked."""
     fin, fout = formats
     dialect = reader.dialect
+    csv_input = (not isinstance(original, pd.DataFrame)  # (as protect types its input: a
+                 and file_format(Path(original), fin) == "csv")  # CSV's text, not Parquet's)
     names, profiles = profile_batches(reader.batches(original, fin, "reading the input"),
-                                      na=na, text_numbers=not isinstance(original, pd.DataFrame),
+                                      na=na, text_numbers=csv_input,
                                       decimal=_reading(original, fin, dialect))
     prof = dict(zip(names, profiles, strict=True))
     rows = prof[names[0]].rows if names else 0
@@ -263,7 +268,10 @@ def _audit_tables(original: Any, released: Any, k: int, reader: _Reader, *, stra
     labels = row_label_columns(names, prof, rest, named, stored)  # as protect keeps them
     kept += labels.kept
     notes = list(labels.notes)
-    rest = [c for c in rest if c not in labels.kept and c not in (named or [])]
+    if keep_rest:  # (as protect keeps them under keep_rest)
+        kept += labels.asked
+        notes += [stored_index_kept_note(c) for c in labels.asked]
+    rest = [c for c in rest if c not in kept and c not in (named or [])]
     # The protected columns: those named, else those holding numbers (as protect, under
     # keep_rest), else every one that looks numeric: a column protect would have asked
     # about (text codes, a row index that does not count the rows) is audited as protected.
@@ -277,8 +285,13 @@ def _audit_tables(original: Any, released: Any, k: int, reader: _Reader, *, stra
         # would say nothing)
     seen = _read_release(reader, released, fout, names, strata_cols, protected)
     failures = seen.failures
+    # A released index kept on purpose (keep, keep_rest) must be the input's, as
+    # microaggregate returns it: any other (the raw values of a column) is judged as an
+    # index no one kept.
+    as_input = _same_labels(original, released)
     try:
-        notes += decide_index(out_index, keep=kept_index, keep_rest=keep_rest)
+        notes += decide_index(out_index, keep=kept_index if as_input else [],
+                              keep_rest=keep_rest and as_input)
     except ValueError as err:
         failures.append(f"index: {err}")
     protected, strata_cols = ([c for c in cols if c in seen.hashes]
@@ -311,6 +324,20 @@ def _audit_tables(original: Any, released: Any, k: int, reader: _Reader, *, stra
                  if not _k_anonymous_alone(reader, released, fout, r, strata_cols, k)]
     return ReleaseAudit(passed=not failures, failures=failures, rows=rows, protected=protected,
                         strata=strata_cols, kept=kept, smallest=smallest, notes=notes)
+
+
+def _same_labels(original: Any, released: Any) -> bool:
+    """Whether ``released`` is a table whose index holds the input table's labels (in any
+    order, as the audit takes rows in any order)."""
+    if not isinstance(original, pd.DataFrame) or not isinstance(released, pd.DataFrame):
+        return False
+    a, b = original.index, released.index
+    if len(a) != len(b) or a.nlevels != b.nlevels or list(a.names) != list(b.names):
+        return False
+    try:
+        return bool(a.sort_values().equals(b.sort_values()))
+    except TypeError:  # (labels of types that do not sort together)
+        return Counter(map(repr, a)) == Counter(map(repr, b))
 
 
 def _reading(table: Any, fmt: str | None, dialect: CsvDialect) -> str:

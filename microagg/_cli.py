@@ -450,6 +450,15 @@ def _stdout_to_devnull() -> None:
     os.close(devnull)
 
 
+def _say(line: str) -> None:
+    """Print the line that ends a run on standard error; a reader of it that has gone
+    away (``2>&1 | head -c 1``) changes nothing: the exit status still says it."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except BrokenPipeError:
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``microagg`` command."""
     args = _parser().parse_args(argv)
@@ -465,7 +474,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 128 + int(signal.SIGPIPE)
     except (KeyboardInterrupt, Interrupted) as err:
         signum = getattr(err, "signum", signal.SIGINT)
-        print(interrupted(signum), file=sys.stderr)
+        _say(interrupted(signum))
         return 128 + int(signum)
     except Exception as err:
         if args.debug:
@@ -473,17 +482,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         damaged = damaged_input(err, [getattr(args, name, None) for name in
                                       ("input", "original", "released")])
         if damaged is not None:  # (before USER_ERRORS: bz2 and gzip raise OSErrors)
-            print(f"microagg: error: {damaged}", file=sys.stderr)
+            _say(f"microagg: error: {damaged}")
             return 2
         full = disk_full(err, *_written(args))
         if full is not None:
-            print(f"microagg: error: {full}", file=sys.stderr)
+            _say(f"microagg: error: {full}")
             return 2
         if isinstance(err, USER_ERRORS):
-            print(f"microagg: error: {one_line(err)}", file=sys.stderr)
+            _say(f"microagg: error: {one_line(err)}")
             return 2
-        print(f"microagg: internal error: {type(err).__name__}: {one_line(err)} (run again "
-              "with --debug for the traceback, and please report it)", file=sys.stderr)
+        _say(f"microagg: internal error: {type(err).__name__}: {one_line(err)} (run again "
+             "with --debug for the traceback, and please report it)")
         return 1
 
 

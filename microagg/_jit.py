@@ -29,6 +29,7 @@ import hashlib
 import importlib.util
 import os
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -36,11 +37,25 @@ from typing import Any
 
 from ._env import flag
 
-__all__ = ["njit", "HAVE_NUMBA", "numba_enabled", "numba_status"]
+__all__ = ["njit", "HAVE_NUMBA", "SWITCHED_OFF", "numba_enabled", "numba_status"]
+
+def _switched_off() -> bool:
+    """``MICROAGG_DISABLE_NUMBA``, read at import: a value that is neither on nor off is a
+    warning naming it (numba only makes the same answers faster), read as unset."""
+    try:
+        return flag("MICROAGG_DISABLE_NUMBA")
+    except ValueError as err:
+        warnings.warn(f"{err}; it is read as unset (numba stays on if installed)",
+                      RuntimeWarning, stacklevel=2)
+        return False
+
+
+#: ``MICROAGG_DISABLE_NUMBA`` is on (read once, at import).
+SWITCHED_OFF = _switched_off()
 
 _numba: ModuleType | None
 try:  # pragma: no cover - depends on the environment
-    if flag("MICROAGG_DISABLE_NUMBA"):
+    if SWITCHED_OFF:
         raise ImportError
     import numba as _numba  # type: ignore[no-redef,unused-ignore]
 
@@ -130,7 +145,7 @@ def numba_status() -> str:
     """
     if HAVE_NUMBA:
         return "on"
-    for name, on in (("MICROAGG_DISABLE_NUMBA", flag("MICROAGG_DISABLE_NUMBA")),
+    for name, on in (("MICROAGG_DISABLE_NUMBA", _switched_off()),
                      ("NUMBA_DISABLE_JIT", os.environ.get("NUMBA_DISABLE_JIT") == "1")):
         if on:
             return (f"off: switched off by {name}={os.environ[name]} (plain Python/numpy, "

@@ -50,7 +50,7 @@ __all__ = ["RESERVED", "BLANK_HEADER", "MISSING_TEXT", "ColumnProfile", "Roles",
            "RowLabelColumns", "row_label_columns", "unused_categories_error",
            "numeric_text", "decorated_numbers", "undecorated", "text_to_numbers", "protectable",
            "row_index", "row_index_note", "stored_index_rows", "stored_index_note",
-           "stored_index_error",
+           "stored_index_error", "stored_index_kept_note",
            "nothing_to_protect", "RELEASE_MIN_K",
            "check_release_k", "IndexProfile", "FILE_ROWS", "profile_index",
            "combine_index_profiles", "split_keep", "decide_index"]
@@ -684,6 +684,9 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
         raise _blank_first_column(labels.blank_first)  # not protected by default: asked
     kept += labels.kept
     notes = list(labels.notes)
+    if keep_rest:  # (as keep_rest keeps a DataFrame's index, whatever it holds)
+        kept += labels.asked
+        notes += [stored_index_kept_note(c) for c in labels.asked]
     rest = [c for c in rest if c not in labels.kept and c not in labels.asked]
     # (a stored index holding other numbers is asked about after the columns, as an index)
     if named is None:
@@ -709,22 +712,25 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
             passed.append(c)
     if refused:
         raise ValueError(_refusal(refused, prof))
-    if labels.asked:
+    if labels.asked and not keep_rest:
         raise stored_index_error(labels.asked[0], prof[labels.asked[0]])
     notes += [_dates_note(c) for c in passed if prof[c].dates_only]
     return Roles(protect=list(protect), strata=strata, keep=kept, passed=passed, notes=notes,
                  keep_rest=keep_rest)
 
 
-def unused_categories_error(columns: Sequence[Any], unused: int) -> ValueError:
-    """The error (or, in an audit, the failure) for categorical ``columns`` with ``unused``
-    categories that no row holds: they would be released with the column."""
+def unused_categories_error(columns: Sequence[Any], unused: int, what: str = "column(s)"
+                            ) -> ValueError:
+    """The error (or, in an audit, the failure) for categorical ``columns`` (``what``:
+    ``"index level(s)"`` for a DataFrame's index) with ``unused`` categories that no row
+    holds: they would be released with them."""
+    fix = ("df.index = df.index.remove_unused_categories()" if what.startswith("index")
+           else "df[c] = df[c].cat.remove_unused_categories()")
     return ValueError(
-        f"column(s) {list(columns)} are categorical, with {unused} categories that no row "
-        "holds: they would be released with the column (pandas categories, a Parquet "
-        "dictionary), showing values of rows not in this table; drop them first: df[c] = "
-        "df[c].cat.remove_unused_categories() (a Parquet file: read it with pandas, drop "
-        "them, write it again)")
+        f"{what} {list(columns)} are categorical, with {unused} categories that no row "
+        "holds: they would be released with them (pandas categories, a Parquet "
+        f"dictionary), showing values of rows not in this table; drop them first: {fix} "
+        "(a Parquet file: read it with pandas, drop them, write it again)")
 
 
 def _identifier_note(column: Any, profile: ColumnProfile) -> str:
@@ -800,6 +806,13 @@ def stored_index_note(column: Any) -> str:
     """The note on a stored index column kept because it numbers the rows."""
     return (f"{column!r} is the index pandas stored in the Parquet file, counting the rows: "
             "kept unchanged, not protected; name it in columns to protect it")
+
+
+def stored_index_kept_note(column: Any) -> str:
+    """The note on a stored index column holding other numbers, kept under keep_rest."""
+    return (f"{column!r} is the index pandas stored in the Parquet file, holding numbers that "
+            "are not the row numbers: kept unchanged, as keep_rest keeps every column not "
+            "protected (name it in columns to protect it)")
 
 
 def row_index_note(index: Any) -> str:
@@ -915,6 +928,12 @@ a DataFrame's index is returned with the release ...
     """
     if index.positions:
         return []
+    padded = [(_index_label(level, name, len(index.names)), p.unused_categories)
+              for level, (name, p) in enumerate(zip(index.names, index.profiles, strict=True))
+              if p.unused_categories]
+    if padded:  # (whatever the level's role: its categories go out with it)
+        raise unused_categories_error([label for label, _ in padded],
+                                      sum(n for _, n in padded), "index level(s)")
     notes = []
     refused = []
     for level, (name, p) in enumerate(zip(index.names, index.profiles, strict=True)):

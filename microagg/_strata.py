@@ -117,12 +117,15 @@ def released_categories(frame: pd.DataFrame, unit_keys: Sequence[Any]) -> pd.Dat
     ['x', 'y']
     """
     out = frame
-    for j, c in enumerate(frame.columns):
+    several = frame.shape[1] > 1  # (a key is a tuple then; with one column, a value,
+    for j, c in enumerate(frame.columns):  # which may itself be a tuple)
         column = frame.iloc[:, j]
         if not isinstance(column.dtype, pd.CategoricalDtype):
             continue
-        keep = {key[j] if isinstance(key, tuple) else key for key in unit_keys}
+        keep = {key[j] if several else key for key in unit_keys}
         cut = [v for v in column.cat.categories if v not in keep]
+        if len(cut) == len(column.cat.categories):  # no key among them: categories not
+            continue  # known here (Dask's metadata of unknown categories), left as they are
         if cut:
             if out is frame:
                 out = frame.copy()

@@ -180,3 +180,93 @@ def test_a_seed_is_drawn_and_recorded_in_the_api_and_on_dask():
                                          seed=plan.params["seed"], **options)
     assert lazy.compute().equals(again.compute())
     assert ma.microaggregate(df, 3, columns=["x", "y"], return_info=True)[1].params == {}
+
+
+def test_categories_are_cut_by_key_not_by_shape():
+    """One strata column whose categories are tuples: each value is a key (the cut read a
+    tuple as a key of several columns, and released every stratum as missing); a Dask
+    strata column of unknown categories keeps unknown metadata (not 'known, none')."""
+    import dask.dataframe as dd
+
+    import microagg.dask
+
+    rng = np.random.default_rng(13)
+    df = pd.DataFrame({"s": pd.Categorical(pd.Series([("x", 1)] * 10 + [("y", 2)] * 10,
+                                                     dtype=object)),
+                       "v": rng.normal(size=20), "w": rng.normal(size=20)})
+    out = ma.microaggregate(df, 3, strata="s")
+    assert out["s"].tolist() == df["s"].tolist()
+    lazy = dd.from_pandas(df.assign(s=df["s"].map(str).astype("category")), npartitions=2)
+    lazy["s"] = lazy["s"].cat.as_unknown()
+    released = microagg.dask.microaggregate(lazy, 3, strata="s")
+    assert not released["s"].cat.known
+    assert sorted(released.compute()["s"].cat.categories) == ["('x', 1)", "('y', 2)"]
+
+
+def test_the_audit_types_a_parquet_input_as_protect_does(tmp_path, capsys):
+    """A Parquet text column of numbers (``"49.83"``) is text to ``protect --keep-rest``,
+    which passes it through; the audit read it as numbers, protected it, and failed
+    protect's own release with the same flags ("raw column")."""
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(20)
+    src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    pq.write_table(pa.table({"v": rng.normal(size=24),
+                             "txt": pa.array([f"{x:.2f}" for x in rng.normal(50, 5, 24)])}),
+                   src)
+    for strata in ([], ["--strata", "g"]):
+        if strata:
+            pq.write_table(pq.read_table(src).append_column("g", pa.array(["a", "b"] * 12)),
+                           src)
+        rc, _, err = run(["protect", src, "-k", "3", "--keep-rest", "-o", out, "--force",
+                          *strata], capsys)
+        assert rc == 0 and "passed through unchanged: txt" in err, err
+        rc, _, err = run(["audit", src, out, "-k", "3", "--keep-rest", *strata], capsys)
+        assert rc == 0 and "passes the audit" in err, err
+
+
+def test_an_index_is_judged_by_its_categories_and_by_whose_it_is(tmp_path, capsys):
+    """A categorical index listing a value no row holds is asked about, as a column is
+    (the API released it, and the audit passed it); an index kept on purpose (keep_rest)
+    must be the input's: the audit passed raw incomes set as the release's index."""
+    names = ["ann", "bob", "cy", "dee", "eve", "fay", "gus", "hal", "ivy", "jo", "kim", "lu"]
+    df = pd.DataFrame({"v": np.arange(12.0) ** 1.5, "w": np.arange(12.0) % 5},
+                      index=pd.CategoricalIndex(names, name="who"))
+    padded = df.set_axis(pd.CategoricalIndex(names, categories=[*names, "SECRET"], name="who"))
+    with pytest.raises(ValueError, match=r"index level\(s\) .* 1 categories that no row holds"):
+        ma.microaggregate(padded, 3)
+    out = ma.microaggregate(df, 3)
+    assert ma.audit(df, out, 3).passed
+    failed = ma.audit(df, out.set_axis(padded.index), 3)
+    assert not failed.passed and "1 categories that no row holds" in failed.failures[0]
+    rng = np.random.default_rng(11)
+    raw = pd.DataFrame({"income": rng.normal(50_000, 9_000, 12).round(2),
+                        "age": rng.integers(20, 70, 12)})
+    released = ma.microaggregate(raw, 3, keep_rest=True)
+    assert ma.audit(raw, released, 3, keep_rest=True).passed
+    leaky = released.set_axis(pd.Index(raw["income"].to_numpy(), name="income_raw"))
+    for keep_rest in (False, True):
+        result = ma.audit(raw, leaky, 3, keep_rest=keep_rest)
+        assert not result.passed and result.failures[0].startswith("index:"), result
+
+
+@pytest.mark.parametrize("strata", [[], ["--strata", "s"]])
+def test_keep_rest_keeps_a_stored_index_in_every_path(tmp_path, capsys, strata):
+    """A Parquet file's stored index of identifiers under keep_rest: the API and Dask keep
+    a DataFrame's index, and ``protect --keep-rest`` refused the same index stored in the
+    file; it keeps it now (with a note), and the audit with keep_rest passes the release."""
+    rng = np.random.default_rng(12)
+    df = pd.DataFrame({"s": ["a", "b"] * 12, "v": rng.normal(size=24), "w": rng.normal(size=24)},
+                      index=pd.Index(rng.permutation(np.arange(1000, 1024)), name="patient_id"))
+    src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    df.to_parquet(src)
+    rc, _, err = run(["protect", src, "-k", "3", "--keep-rest", "-o", out, *strata], capsys)
+    assert rc == 0 and "'patient_id' is the index pandas stored" in err, err
+    released = pd.read_parquet(out)
+    assert sorted(released["patient_id"]) == sorted(df.index)
+    rc, _, err = run(["audit", src, out, "-k", "3", "--keep-rest", *strata], capsys)
+    assert rc == 0 and "passes the audit" in err, err
+    rc, _, err = run(["protect", src, "-k", "3", "-o", tmp_path / "o2.parquet", *strata],
+                     capsys)
+    assert rc == 2 and "the index pandas stored in the Parquet file" in err, err
+    assert ma.audit(df, ma.microaggregate(df, 3, keep_rest=True), 3, keep_rest=True).passed

@@ -53,6 +53,38 @@ def test_a_reader_that_leaves_early_ends_the_command_quietly(argv):
     assert "Broken pipe" not in done.stderr and "Exception ignored" not in done.stderr
 
 
+def test_an_error_to_a_closed_stderr_still_exits_2(tmp_path):
+    """``protect ... 2>&1 | head -c 1``: the error line meets a closed pipe; the run still
+    ends with its status (2), not with 1 and a second error about the pipe."""
+    import os
+    import subprocess
+    import sys
+
+    src = tmp_path / "nohead.csv"
+    src.write_text("1,2\n3,4\n5,6\n")  # (no header: refused)
+    read, write = os.pipe()
+    os.close(read)
+    done = subprocess.run([sys.executable, "-m", "microagg", "protect", src, "-k", "2",
+                           "-o", tmp_path / "out.csv"], stdout=write, stderr=write, timeout=300)
+    os.close(write)
+    assert done.returncode == 2
+
+
+def test_a_switch_neither_on_nor_off_is_named(tmp_path):
+    """``MICROAGG_DISABLE_NUMBA=ja``: a warning naming the switch and how it is read, not a
+    traceback at import (numba only makes the same answers faster)."""
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "microagg", "info"], capture_output=True,
+                          text=True, timeout=300,
+                          env={**os.environ, "MICROAGG_DISABLE_NUMBA": "ja"})
+    assert done.returncode == 0, done.stderr
+    assert "MICROAGG_DISABLE_NUMBA='ja' is neither on" in done.stderr
+    assert "read as unset" in done.stderr and "Traceback" not in done.stderr
+
+
 def test_info_says_why_numba_is_off(monkeypatch, capsys):
     """A plain install is told how to turn the compiled loops on; a switched-off one, which
     switch did it."""

@@ -1086,7 +1086,12 @@ def test_the_audit_judges_a_released_frame_s_index_as_the_api_does():
     report = ma.audit(table.drop(columns="income"), moved, 3)
     assert not report.passed and report.failures == [
         f for f in report.failures if f.startswith("index: the index 'income' is numeric")]
-    assert ma.audit(table.drop(columns="income"), moved, 3, keep="income").passed
+    # an index kept on purpose is the input's, as a kept column is: the input's incomes as
+    # its index pass; an index the input does not have fails, named in keep or not
+    by_income = table.set_index("income")
+    assert ma.audit(by_income, ma.microaggregate(by_income, 3, columns=["x", "y"],
+                                                 keep="income"), 3, keep="income").passed
+    assert not ma.audit(table.drop(columns="income"), moved, 3, keep="income").passed
     shuffled = release.sample(frac=1.0, random_state=2)  # the original row numbers, shuffled
     assert [f.split(":")[0] for f in ma.audit(table, shuffled, 3, keep="income").failures] \
         == ["index"]

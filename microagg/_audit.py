@@ -40,7 +40,6 @@ from ._release import (
     profile_index,
     row_label_columns,
     split_keep,
-    stored_index_kept_note,
     text_to_numbers,
     unused_categories_error,
 )
@@ -265,12 +264,10 @@ def _audit_tables(original: Any, released: Any, k: int, reader: _Reader, *, stra
               != "parquet" else stored_index(require_pyarrow("reading Parquet").parquet
                                              .read_schema(original)))
     rest = [c for c in names if c not in strata_cols and c not in kept]
-    labels = row_label_columns(names, prof, rest, named, stored)  # as protect keeps them
+    labels = row_label_columns(names, prof, rest, named, stored,  # as protect keeps them
+                               keep_rest=keep_rest)
     kept += labels.kept
     notes = list(labels.notes)
-    if keep_rest:  # (as protect keeps them under keep_rest)
-        kept += labels.asked
-        notes += [stored_index_kept_note(c) for c in labels.asked]
     rest = [c for c in rest if c not in kept and c not in (named or [])]
     # The protected columns: those named, else those holding numbers (as protect, under
     # keep_rest), else every one that looks numeric: a column protect would have asked

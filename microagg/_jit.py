@@ -37,7 +37,7 @@ from typing import Any
 
 from ._env import flag
 
-__all__ = ["njit", "HAVE_NUMBA", "SWITCHED_OFF", "numba_enabled", "numba_status"]
+__all__ = ["njit", "HAVE_NUMBA", "numba_enabled", "numba_status"]
 
 def _switched_off() -> bool:
     """``MICROAGG_DISABLE_NUMBA``, read at import: a value that is neither on nor off is a
@@ -51,11 +51,11 @@ def _switched_off() -> bool:
 
 
 #: ``MICROAGG_DISABLE_NUMBA`` is on (read once, at import).
-SWITCHED_OFF = _switched_off()
+_SWITCHED_OFF = _switched_off()
 
 _numba: ModuleType | None
 try:  # pragma: no cover - depends on the environment
-    if SWITCHED_OFF:
+    if _SWITCHED_OFF:
         raise ImportError
     import numba as _numba  # type: ignore[no-redef,unused-ignore]
 

@@ -50,7 +50,7 @@ __all__ = ["RESERVED", "BLANK_HEADER", "MISSING_TEXT", "ColumnProfile", "Roles",
            "RowLabelColumns", "row_label_columns", "unused_categories_error",
            "numeric_text", "decorated_numbers", "undecorated", "text_to_numbers", "protectable",
            "row_index", "row_index_note", "stored_index_rows", "stored_index_note",
-           "stored_index_error", "stored_index_kept_note",
+           "stored_index_error",
            "nothing_to_protect", "RELEASE_MIN_K",
            "check_release_k", "IndexProfile", "FILE_ROWS", "profile_index",
            "combine_index_profiles", "split_keep", "decide_index"]
@@ -624,9 +624,9 @@ class RowLabelColumns:
     ``None``) and the stored index columns that number the rows
     (:func:`stored_index_rows`), released unchanged, with ``notes`` on them;
     ``blank_first``: a first column with no header holding other numbers (``None``: there
-    is none); ``asked``: stored index columns holding other
-    numbers. :func:`decide_roles` asks about the last two; the audit counts them as
-    protected unless named.
+    is none); ``asked``: stored index columns holding other numbers (kept too under
+    ``keep_rest``, as a DataFrame's index is). :func:`decide_roles` asks about the last
+    two; the audit counts them as protected unless named.
     """
 
     kept: list[Any]
@@ -638,7 +638,8 @@ class RowLabelColumns:
 
 def row_label_columns(names: Sequence[Any], prof: dict[Any, ColumnProfile],
                       rest: Sequence[Any], named: Sequence[Any] | None,
-                      stored_index: Sequence[Any]) -> RowLabelColumns:
+                      stored_index: Sequence[Any], *, keep_rest: bool = False
+                      ) -> RowLabelColumns:
     """The :class:`RowLabelColumns` among ``rest`` (the columns not strata and not kept),
     with ``named`` the columns named as protected (``None``: none named)."""
     kept, notes = [], []
@@ -656,6 +657,10 @@ def row_label_columns(names: Sequence[Any], prof: dict[Any, ColumnProfile],
         stored_index, prof, [c for c in rest if c not in kept and c not in (named or [])])
     kept += counting
     notes += [stored_index_note(c) for c in counting]
+    if keep_rest:  # (as keep_rest keeps a DataFrame's index, whatever it holds)
+        kept += asked
+        notes += [_stored_index_kept_note(c) for c in asked]
+        asked = []
     return RowLabelColumns(kept=kept, notes=notes, index=index, blank_first=blank_first,
                            asked=asked)
 
@@ -679,14 +684,11 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
     if padded:  # whatever their role: the categories go out with the column
         raise unused_categories_error(padded, sum(prof[c].unused_categories for c in padded))
     rest = [c for c in names if c not in strata and c not in kept]
-    labels = row_label_columns(names, prof, rest, named, stored_index)
+    labels = row_label_columns(names, prof, rest, named, stored_index, keep_rest=keep_rest)
     if labels.blank_first is not None:
         raise _blank_first_column(labels.blank_first)  # not protected by default: asked
     kept += labels.kept
     notes = list(labels.notes)
-    if keep_rest:  # (as keep_rest keeps a DataFrame's index, whatever it holds)
-        kept += labels.asked
-        notes += [stored_index_kept_note(c) for c in labels.asked]
     rest = [c for c in rest if c not in labels.kept and c not in labels.asked]
     # (a stored index holding other numbers is asked about after the columns, as an index)
     if named is None:
@@ -712,7 +714,7 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
             passed.append(c)
     if refused:
         raise ValueError(_refusal(refused, prof))
-    if labels.asked and not keep_rest:
+    if labels.asked:
         raise stored_index_error(labels.asked[0], prof[labels.asked[0]])
     notes += [_dates_note(c) for c in passed if prof[c].dates_only]
     return Roles(protect=list(protect), strata=strata, keep=kept, passed=passed, notes=notes,
@@ -808,7 +810,7 @@ def stored_index_note(column: Any) -> str:
             "kept unchanged, not protected; name it in columns to protect it")
 
 
-def stored_index_kept_note(column: Any) -> str:
+def _stored_index_kept_note(column: Any) -> str:
     """The note on a stored index column holding other numbers, kept under keep_rest."""
     return (f"{column!r} is the index pandas stored in the Parquet file, holding numbers that "
             "are not the row numbers: kept unchanged, as keep_rest keeps every column not "

@@ -116,7 +116,7 @@ def _cache_file(entry: Entry, settings: dict[str, Any]) -> Path | None:
 
 
 def environment() -> pd.DataFrame:
-    """What computed the tables: the package (its version and :func:`code_digest`),
+    """What computed the tables: the package (its version and a digest of its code),
     Python and the libraries the numbers pass through, and whether numba compiled the
     loops (the answers are the same either way). A reader whose numbers differ from the
     book's compares this table with the one the ledger page shows.

@@ -51,6 +51,7 @@ from ._mdav import (
     mdav_single as mdav_single,
     vmdav as vmdav,
     ivmdav as ivmdav,
+    list_engines as list_engines,
 )
 from ._blocked import blocked as blocked
 from ._methods import list_methods as list_methods

@@ -244,6 +244,23 @@ def test_underscore_names_stay_in_their_module_or_subpackage():
     assert not offenders, "underscore names used outside their module:\n" + "\n".join(offenders)
 
 
+def test_chapters_use_the_public_api():
+    """The book's code cells and the assignments are what readers copy: they reach the
+    package through its public names (``microagg``, its public subpackages), never a
+    private module (``microagg._mdav``), so a refactoring inside cannot break them."""
+    private = re.compile(r"\bmicroagg\._[a-z]\w*|from microagg import _\w+")
+    pages = [*ROOT.joinpath("chapters").rglob("*.md"), *ROOT.joinpath("chapters").rglob("*.py")]
+    offenders = []
+    for page in pages:
+        if "_build" in page.parts or page.name in {"contributing.md", "conftest.py"}:
+            continue  # (the contributor's guide names the private modules to edit)
+        cells = re.findall(r"```\{code-cell\}[^\n]*\n(.*?)```", page.read_text("utf-8"),
+                           flags=re.S) if page.suffix == ".md" else [page.read_text("utf-8")]
+        offenders += [f"{page.relative_to(ROOT)}: {m}" for cell in cells
+                      for m in private.findall(cell)]
+    assert not offenders, "private modules used by the book's code:\n" + "\n".join(offenders)
+
+
 def test_at_most_eight_positional_parameters():
     """Phase functions take a few structured arguments (named tuples), not long lists."""
     many = []

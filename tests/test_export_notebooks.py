@@ -106,3 +106,34 @@ def test_the_notebooks_install_the_package_they_were_made_with(tmp_path):
         assert f"@{head}" in export_notebooks.install_cell().source
     (tmp_path / "_config.yml").write_text(f"repository:\n  url: {url}\n", encoding="utf-8")
     assert export_notebooks.requirement(tmp_path) == f"microagg[fast] @ git+{url}"  # no git
+
+
+def test_a_build_from_uncommitted_sources_says_the_pin_is_not_them(tmp_path, capsys):
+    """The install cell pins the checkout's last commit; built from edited sources, the
+    notebooks would install other code than the site's numbers came from: a warning names
+    the files, and a clean checkout gives none."""
+    import subprocess
+
+    def git(*args):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                       cwd=tmp_path, check=True, capture_output=True)
+
+    url = export_notebooks.repository_url()
+    (tmp_path / "_config.yml").write_text(f"repository:\n  url: {url}\n", encoding="utf-8")
+    (tmp_path / "microagg").mkdir()
+    (tmp_path / "microagg" / "_core.py").write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "notes.md").write_text("a\n", encoding="utf-8")
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-q", "-m", "one")
+    build = export_notebooks.requirement.__wrapped__  # (the cache keeps one answer per root)
+    assert "@" in build(tmp_path).split("git+")[1]
+    assert capsys.readouterr().err == ""
+    (tmp_path / "notes.md").write_text("b\n", encoding="utf-8")  # (not the package: quiet)
+    build(tmp_path)
+    assert capsys.readouterr().err == ""
+    (tmp_path / "microagg" / "_core.py").write_text("x = 2\n", encoding="utf-8")
+    (tmp_path / "microagg" / "_new.py").write_text("y = 1\n", encoding="utf-8")
+    build(tmp_path)
+    err = capsys.readouterr().err
+    assert "warning" in err and "microagg/_core.py" in err and "microagg/_new.py" in err

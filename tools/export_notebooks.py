@@ -84,13 +84,34 @@ def requirement(root: Path = ROOT) -> str:
     """What the notebooks install: ``microagg[fast]`` (numba: the chapters time code) from
     the repository, at the commit the book is built from (the chapters check numbers that
     other versions may not give); at its newest commit where the sources are not a git
-    checkout."""
+    checkout. Where the package's sources differ from that commit (uncommitted edits), the
+    notebooks would install other code than the book was built with: a warning says so."""
     done = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
                           text=True, check=False)
     commit = done.stdout.strip()
     pinned = f"@{commit}" if done.returncode == 0 and re.fullmatch(r"[0-9a-f]{40}", commit) \
         else ""
+    if pinned:
+        changed = uncommitted_package_files(root)
+        if changed:
+            shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more"
+                                              if len(changed) > 5 else "")
+            print(f"warning: the exported notebooks install microagg at commit {commit[:12]}, "
+                  f"but the package's sources here differ from it ({shown}): commit them and "
+                  "rebuild before publishing the site", file=sys.stderr)
     return f"microagg[fast] @ git+{repository_url(root)}{pinned}"
+
+
+def uncommitted_package_files(root: Path = ROOT) -> list[str]:
+    """The files of what the install cell installs (``microagg/``, ``pyproject.toml``) that
+    differ from the checkout's last commit: edited, added or deleted, untracked included
+    (not ignored ones)."""
+    done = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "--",
+                           "microagg", "pyproject.toml"], cwd=root, capture_output=True,
+                          text=True, check=False)
+    if done.returncode != 0:
+        return []
+    return [line[3:] for line in done.stdout.splitlines() if line.strip()]
 
 
 def install_cell() -> nbformat.NotebookNode:

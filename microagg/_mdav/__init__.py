@@ -122,7 +122,16 @@ loops and the indexed engine slowly), with the same answers.
 
 from __future__ import annotations
 
-from .dispatch import ENGINE_NAMES, ENGINES, choose_engine, ivmdav, mdav, mdav_single, vmdav
+from .dispatch import (
+    ENGINE_NAMES,
+    ENGINES,
+    choose_engine,
+    ivmdav,
+    list_engines,
+    mdav,
+    mdav_single,
+    vmdav,
+)
 
-__all__ = ["mdav", "mdav_single", "vmdav", "ivmdav", "ENGINES", "ENGINE_NAMES",
+__all__ = ["mdav", "mdav_single", "vmdav", "ivmdav", "list_engines", "ENGINES", "ENGINE_NAMES",
            "choose_engine"]

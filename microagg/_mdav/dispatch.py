@@ -23,8 +23,8 @@ from . import indexed, loops, vector
 from .kernels import sqdist
 
 __all__ = ["mdav", "mdav_single", "vmdav", "ivmdav", "ENGINES", "ENGINE_NAMES",
-           "choose_engine", "auto_picks_indexed", "AutoRule", "AutoRules", "AUTO_RULES",
-           "assign_leftovers"]
+           "choose_engine", "list_engines", "auto_picks_indexed", "AutoRule", "AutoRules",
+           "AUTO_RULES", "assign_leftovers"]
 
 #: The engines by name: modules with the same four functions (the contract in
 #: :mod:`microagg._mdav`).
@@ -175,6 +175,33 @@ def choose_engine(engine: str, X: np.ndarray, *, method: str) -> str:
     if engine == "indexed" and not scaled:
         return "loops"
     return engine
+
+
+def list_engines() -> Any:
+    """The MDAV family's engines as a table: name and a one-line summary.
+
+    Every engine gives the same labels; ``engine="auto"`` (the default of :func:`mdav`,
+    :func:`mdav_single`, :func:`vmdav` and :func:`ivmdav`) picks the fastest for the data's
+    size and number of attributes.
+
+    Book: :ref:`chap-scale`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per engine (the values of ``engine`` besides ``"auto"``): ``name``,
+        ``summary`` (the first line of the engine module's docstring).
+
+    Examples
+    --------
+    >>> list_engines()["name"].tolist()
+    ['indexed', 'loops', 'numpy']
+    """
+    import pandas as pd
+
+    return pd.DataFrame([{"name": name, "summary": (module.__doc__ or "").strip()
+                          .splitlines()[0].split(": ", 1)[-1]}
+                         for name, module in ENGINES.items()])
 
 
 def _engine_for(engine: str, arr: np.ndarray, method: str) -> ModuleType:

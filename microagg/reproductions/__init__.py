@@ -2,10 +2,10 @@
 
 One registry lists every results table of the five papers (and the data behind their
 figures): :func:`list_reproductions`. :func:`run` computes our numbers for an entry at the
-paper's settings, :func:`compare` puts them beside the published ones with a status per
-cell, :func:`paper_layout` lays a comparison out like the paper, and :func:`ledger` does
-it for every published cell (the book's ledger page, and ``microagg reproduce all --csv``),
-each with a status from one vocabulary (``STATUSES``).
+paper's settings (:func:`settings` shows them), :func:`compare` puts them beside the
+published ones with a status per cell, :func:`paper_layout` lays a comparison out like the
+paper, and :func:`ledger` does it for every published cell (the book's ledger page, and
+``microagg reproduce all --csv``), each with a status from one vocabulary (``STATUSES``).
 The only way to run reduced settings is ``MICROAGG_QUICK=1``, which the chapters' quick
 check under nbval sets.
 
@@ -24,7 +24,7 @@ from ._compare import (
     ledger_summary,
     paper_layout,
 )
-from ._entries import ENTRIES, gomm_reproduction, run
+from ._entries import ENTRIES, gomm_reproduction, run, settings
 from ._genetic import reproduce_table2, table2_data
 from ._gomm import GommReproduction, gomm_data, reproduce_gomm
 from ._gomm_readings import ADOPTED_READING, gomm_readings, reading_cells
@@ -36,6 +36,7 @@ __all__ = [
     "EXACT",
     "list_reproductions",
     "run",
+    "settings",
     "compare",
     "paper_layout",
     "ledger",

@@ -149,6 +149,37 @@ def get_entry(name: Any) -> Entry:
     return ENTRIES[name]
 
 
+def settings(name: str, *, quick: bool | None = None) -> dict[str, Any]:
+    """The settings :func:`run` uses for the registry entry ``name``.
+
+    Book: :ref:`page-ledger`.
+
+    Parameters
+    ----------
+    name : str
+        A registry entry (:func:`list_reproductions` lists them).
+    quick : bool, optional
+        The reduced settings of nbval's quick check (``True``) or the paper's (``False``);
+        by default the paper's, unless ``MICROAGG_QUICK=1``.
+
+    Returns
+    -------
+    dict
+        The entry's settings by name (seeds, re-draws, population, ...), a new dict each
+        call.
+
+    Examples
+    --------
+    >>> settings("genetic-table2", quick=False)["seeds"]
+    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9)
+    >>> settings("gomm-table9")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown reproduction 'gomm-table9'; choose one of [...]
+    """
+    return dict(get_entry(name).settings(quick))
+
+
 def run(name: str, *, quick: bool | None = None, progress: bool = True) -> pd.DataFrame:
     """Our numbers for the registry entry ``name`` as a tidy frame (see :func:`compare`).
 

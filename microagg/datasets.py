@@ -295,6 +295,19 @@ def standardized(name: str) -> np.ndarray:
 
     Book: :ref:`chap-foundations`.
 
+    Parameters
+    ----------
+    name : {"census", "eia", "tarragona", "water-treatment"}
+        A data set of :func:`load`, read as :func:`load` reads it (case and ``_`` for ``-``
+        do not matter). Only the all-numeric sets without gaps can be standardised:
+        ``"eia-full"`` (text columns) and ``"water-treatment-full"`` (NaN) raise.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n, p)
+        The z-scores, every column of mean 0 and population standard deviation 1;
+        read-only, and cached: a later call with the same name returns the same array.
+
     Examples
     --------
     >>> standardized("census").shape
@@ -338,6 +351,22 @@ def scattered(n: int = 1000, *, seed: int | None = 0, low: float = -10_000.0,
 
     Book: :ref:`chap-foundations`.
 
+    Parameters
+    ----------
+    n : int, default 1000
+        Number of records, ``>= 0``.
+    seed : int or None, default 0
+        Seed of ``numpy.random.default_rng`` (the same seed draws the same records;
+        ``None`` draws fresh ones).
+    low, high : float, default -10_000.0, 10_000.0
+        Bounds of the box, ``low < high``; every attribute is drawn from ``[low, high)``.
+    p : int, default 2
+        Number of attributes, ``>= 1``.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n, p)
+
     Examples
     --------
     >>> X = scattered(500, seed=1)
@@ -373,6 +402,30 @@ def clustered(n: int = 1000, *, seed: int | None = 0, low: float = -10_000.0,
     returned in random order.
 
     Book: :ref:`chap-foundations`.
+
+    Parameters
+    ----------
+    n : int, default 1000
+        Number of records, ``>= 0``.
+    seed : int or None, default 0
+        Seed of ``numpy.random.default_rng`` (the same seed draws the same records;
+        ``None`` draws fresh ones).
+    low, high : float, default -10_000.0, 10_000.0
+        Bounds of the box the cluster centres are drawn from, ``low < high`` (members
+        may lie up to the offset's half-width outside it).
+    sizes : (int, int), default (3, 5)
+        Smallest and largest cluster size, ``1 <= sizes[0] <= sizes[1]``, both ends
+        included. The last cluster may hold up to ``sizes[0] + sizes[1] - 1`` records
+        (it takes a remainder too small for a cluster of its own); with ``n < sizes[0]``
+        the one cluster holds all ``n`` records.
+    spread : float, default 0.01
+        Half-width of each member's uniform offset from its centre, as a fraction of
+        half the box's width (``>= 0``; 0 puts every member on its centre).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n, 2)
+        Records in random order.
 
     Examples
     --------

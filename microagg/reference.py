@@ -78,6 +78,19 @@ def mdav_reference(X: Any, k: int) -> np.ndarray:
 
     Book: :ref:`chap-mdav`.
 
+    Parameters
+    ----------
+    X : array_like, shape (n, p)
+        Records (rows) by attributes (columns), used as given.
+    k : int
+        Minimum group size, ``1 <= k <= n``.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n,)
+        Group label of every record, groups numbered in order of formation (those of
+        :func:`microagg.mdav`).
+
     Examples
     --------
     >>> import microagg
@@ -111,6 +124,19 @@ def mdav_single_reference(X: Any, k: int) -> np.ndarray:
 
     Book: :ref:`chap-ivmdav`.
 
+    Parameters
+    ----------
+    X : array_like, shape (n, p)
+        Records (rows) by attributes (columns), used as given.
+    k : int
+        Minimum group size, ``1 <= k <= n``.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n,)
+        Group label of every record, groups numbered in order of formation (those of
+        :func:`microagg.mdav_single`).
+
     Examples
     --------
     >>> import numpy as np
@@ -127,9 +153,30 @@ def mdav_single_reference(X: Any, k: int) -> np.ndarray:
 
 def vmdav_reference(X: Any, k: int, *, gamma: float = VMDAV.gamma,
                     leftover: str = VMDAV.leftover) -> np.ndarray:
-    """V-MDAV written plainly (see :func:`microagg.vmdav` for the readings).
+    r"""V-MDAV written plainly (see :func:`microagg.vmdav` for the readings).
 
     Book: :ref:`chap-vmdav`.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, p)
+        Records (rows) by attributes (columns), used as given.
+    k : int
+        Minimum group size, ``1 <= k <= n``.
+    gamma : float, default 0.2
+        Gain factor, ``>= 0`` (not checked here): the outside record nearest to the group
+        joins it while :math:`d_{in} < \gamma\, d_{out}` and the group has fewer than
+        ``2k - 1`` records; 0 never extends a group.
+    leftover : {"centroid", "record"}, default "centroid"
+        Where each of the last (fewer than ``k``) records goes: to the group whose
+        centroid is nearest, or (``"record"``) to the group of its nearest grouped
+        record. Not checked here: any value other than ``"centroid"`` reads as
+        ``"record"``.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n,)
+        Group label of every record (those of :func:`microagg.vmdav`).
 
     Examples
     --------
@@ -185,9 +232,31 @@ def vmdav_reference(X: Any, k: int, *, gamma: float = VMDAV.gamma,
 def ivmdav_reference(X: Any, k: int, *, gamma: float = IVMDAV.gamma,
                      candidates: int | None = IVMDAV.candidates,
                      self_neighbour: bool = IVMDAV.self_neighbour) -> np.ndarray:
-    """IV-MDAV written plainly (see :func:`microagg.ivmdav` for the readings).
+    r"""IV-MDAV written plainly (see :func:`microagg.ivmdav` for the readings).
 
     Book: :ref:`chap-ivmdav`.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, p)
+        Records (rows) by attributes (columns), used as given.
+    k : int
+        Minimum group size, ``1 <= k <= n``.
+    gamma : float, default 1.16
+        Gain factor: the candidate :math:`y_j` joins the group when
+        :math:`d_2 > \gamma\, d_1` (and the group has fewer than ``2k - 1`` records).
+    candidates : int, optional
+        How many neighbours of :math:`\mathbf{x}_r` (itself the first) are considered;
+        default ``2k``, the paper's choice. Not checked here: :func:`microagg.ivmdav`
+        requires at least ``k``.
+    self_neighbour : bool, default True
+        Whether :math:`y_j` counts as its own first neighbour :math:`z_1`, as in
+        :func:`microagg.ivmdav`.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n,)
+        Group label of every record (those of :func:`microagg.ivmdav`).
 
     Examples
     --------

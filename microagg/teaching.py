@@ -54,6 +54,16 @@ def kernel_source(name: str) -> str:
 
     Book: :ref:`chap-genetic`.
 
+    Parameters
+    ----------
+    name : {"ga_core", "repair", "shortest_path", "gomm_mutate"}
+        Which kernel.
+
+    Returns
+    -------
+    str
+        The source of the plain Python function, its decorator lines (``@njit``) included.
+
     Examples
     --------
     >>> kernel_source("repair").startswith("@njit")
@@ -152,6 +162,21 @@ def gamma_sweep(X: np.ndarray, k: int, gammas: Iterable[float], *, method: str =
 
     Book: :ref:`chap-vmdav`.
 
+    Parameters
+    ----------
+    X : array_like, shape (n, p)
+        The records, used as given (standardise first if the attributes' scales differ);
+        the IL is measured on them.
+    k : int
+        Minimum group size, ``1 <= k <= n``.
+    gammas : iterable of float
+        The gain factors to run, in order; each ``>= 0``.
+    method : {"vmdav", "ivmdav"}, default "vmdav"
+        The registered method to run (one that takes ``gamma``).
+    **params
+        Further options of that method, the same for every gain factor (``leftover`` for
+        V-MDAV, ``candidates`` and ``self_neighbour`` for IV-MDAV, ``engine``).
+
     Returns
     -------
     DataFrame
@@ -180,6 +205,17 @@ def timings(*, names: Iterable[str] = ("census", "tarragona", "eia"),
     The heuristics are :func:`microagg.reproductions.paper_methods`.
 
     Book: :ref:`chap-vmdav`.
+
+    Parameters
+    ----------
+    names : iterable of str, default ("census", "tarragona", "eia")
+        Data sets of the paper's Table 1 (any of these three), each standardised
+        (:func:`microagg.datasets.standardized`); every method runs with the settings
+        that table gives it on that data set (:func:`microagg.reproductions.paper_params`).
+    ks : iterable of int, default (3, 10)
+        Minimum group sizes.
+    repeat : int, default 3
+        Runs of each (data set, method, ``k``), ``>= 1``; the least CPU time is reported.
 
     Returns
     -------
@@ -219,6 +255,22 @@ def ga_vs_optimum(*, n_sets: int = 40, iterations: int = 1000, k: int = 3,
 
     Book: :ref:`chap-genetic`.
 
+    Parameters
+    ----------
+    n_sets : int, default 40
+        Number of data sets.
+    iterations : int, default 1000
+        GA generations of each run (the GA's other settings are its defaults, the paper's).
+    k : int, default 3
+        Minimum group size.
+    sizes : (int, int), default (6, 12)
+        Smallest and largest number of records, both ends included; ``k <= sizes[0]``
+        and ``sizes[1] <= 16`` (the largest set the exact optimum handles).
+    p : int, default 2
+        Number of attributes.
+    seed : int, default 100
+        Set ``i`` is drawn with ``numpy.random.default_rng(seed + i)``.
+
     Returns
     -------
     pandas.DataFrame
@@ -255,6 +307,17 @@ def split_close_pairs(X: Any, macro: Any, radius: float) -> tuple[np.ndarray, np
     Euclidean over all attributes.
 
     Book: :ref:`chap-vmdav`.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, p)
+        The records.
+    macro : array_like of int, shape (n,)
+        Macrogroup of each record (e.g. the first array :func:`microagg.macrogroups`
+        returns); any group labels will do.
+    radius : float
+        Distance below which two records count as close (strictly), in the units of
+        ``X``; ``> 0``.
 
     Returns
     -------
@@ -295,6 +358,29 @@ def engine_timings(sizes: Iterable[int], *, p: int = 10, k: int = 3,
     size (``None`` if not compared).
 
     Book: :ref:`chap-scale`.
+
+    Parameters
+    ----------
+    sizes : iterable of int
+        Numbers of records ``n``, in the order the rows come.
+    p : int, default 10
+        Number of attributes.
+    k : int, default 3
+        Minimum group size.
+    engines : iterable of {"auto", "indexed", "loops", "numpy"}, default ("loops", "indexed")
+        The engines to time, in order; at each size the first one that runs is the one the
+        others' labels are compared with.
+    method : {"mdav", "mdav_single", "vmdav", "ivmdav"}, default "mdav"
+        An MDAV-family method (one that takes ``engine``), run with its default options.
+    loops_max : int, default 20_000
+        Largest ``n`` at which the ``"loops"`` engine runs.
+    seed : int, default 0
+        Seed of ``numpy.random.default_rng`` for the data of every size.
+    repeat : int, default 1
+        Most runs of each (``n``, engine), ``>= 1``.
+    budget : float, default 1.0
+        CPU seconds after which no further run of that (``n``, engine) starts (the first
+        always runs).
 
     Returns
     -------

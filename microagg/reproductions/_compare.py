@@ -73,6 +73,26 @@ def compare(name: str, *, ours: pd.DataFrame | None = None, quick: bool | None =
 
     Book: :ref:`page-ledger`.
 
+    Parameters
+    ----------
+    name : str
+        A registry entry (:func:`microagg.reproductions.list_reproductions`).
+    ours : pandas.DataFrame, optional
+        Our cells, as :func:`run` returns them for ``name``; default: computed now by
+        :func:`run` (with ``quick`` and ``progress``, which are otherwise unused).
+    quick : bool, optional
+        ``True`` runs the entry's reduced settings (only the heavy entries, the genetic
+        Table 2 and GOMM's, have them; the others run the paper's either way), ``False``
+        the paper's; default ``None``: reduced only when ``MICROAGG_QUICK=1``
+        (:func:`microagg.reproductions.quick_mode`).
+    progress : bool, default True
+        Show progress bars of the long computations (the GA and GOMM runs).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns above, starting with ``reproduction`` (the entry's name).
+
     Examples
     --------
     >>> cmp = compare("genetic-table1", progress=False)
@@ -132,6 +152,29 @@ def paper_layout(cmp: pd.DataFrame, *, index: list[str] | None = None, columns: 
 
     Book: :ref:`page-ledger`.
 
+    Parameters
+    ----------
+    cmp : pandas.DataFrame
+        A :func:`compare` result (or rows of one, e.g. of :func:`ledger`).
+    index : list of str, optional
+        Columns of ``cmp`` that label the rows, outermost first; default ``["dataset",
+        "method"]`` plus ``"parameters"`` and ``"metric"`` where they take more than one
+        value.
+    columns : str, default "k"
+        The column of ``cmp`` whose values head the column groups, in order of first
+        appearance.
+    values : tuple of str, default ("ours", "published", "diff %")
+        The columns of each group, in order: columns of ``cmp``, or ``"diff %"`` (its
+        ``rel_diff_pct``).
+    digits : int, default 4
+        Decimals shown for every value but ``"diff %"``, which shows three and a sign.
+
+    Returns
+    -------
+    pandas.io.formats.style.Styler
+        Its ``.data`` is the laid-out table: index ``index``, columns a ``MultiIndex``
+        of (value of ``columns``, one of ``values``).
+
     Examples
     --------
     The GA settings of the genetic paper's Table 1, one row per setting:
@@ -175,6 +218,17 @@ def ivmdav_table1(*, methods: tuple[str, ...] | None = None) -> pd.DataFrame:
     """:func:`compare` for the IV-MDAV paper's Table 1, optionally only some methods.
 
     Book: :ref:`chap-ivmdav`.
+
+    Parameters
+    ----------
+    methods : tuple of str, optional
+        Registry names of the methods to keep, of ``"mdav"``, ``"mdav_single"``,
+        ``"vmdav"`` and ``"ivmdav"``; default all four.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The rows of ``compare("ivmdav-table1")`` for those methods, numbered from 0.
     """
     cmp = compare("ivmdav-table1")
     return cmp if methods is None else cmp[cmp["method"].isin(methods)].reset_index(drop=True)
@@ -188,6 +242,24 @@ def ledger(*, quick: bool | None = None, progress: bool = True) -> pd.DataFrame:
     written by ``microagg reproduce all --csv FILE`` and shown on the ledger page.
 
     Book: :ref:`page-ledger`.
+
+    Parameters
+    ----------
+    quick : bool, optional
+        ``True`` runs the entry's reduced settings (only the heavy entries, the genetic
+        Table 2 and GOMM's, have them; the others run the paper's either way), ``False``
+        the paper's; default ``None``: reduced only when ``MICROAGG_QUICK=1``
+        (:func:`microagg.reproductions.quick_mode`).
+    progress : bool, default True
+        Show progress bars of the long computations (the GA and GOMM runs).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``reproduction, table, dataset, method, k, parameters, metric, published,
+        ours, difference, rel_diff_pct, status, ours_sd, runs, ours_runs, reason, section,
+        evidence, note`` (as in :func:`compare`); ``.attrs["settings"]`` maps each
+        reproduction to the settings that ran.
     """
     frames = [compare(name, quick=quick, progress=progress) for name, e in ENTRIES.items()
               if e.tables]
@@ -206,6 +278,17 @@ def ledger_counts(ledger_frame: pd.DataFrame) -> dict[str, int]:
     (``cells``).
 
     Book: :ref:`page-ledger`.
+
+    Parameters
+    ----------
+    ledger_frame : pandas.DataFrame
+        Compared cells with a ``status`` column, as :func:`ledger` or :func:`compare`
+        returns them; every status must be a key of ``STATUSES`` (else ``ValueError``).
+
+    Returns
+    -------
+    dict of str to int
+        Status name -> number of cells, every status (0 included), then ``"cells"``.
 
     Examples
     --------
@@ -229,6 +312,15 @@ def ledger_summary(ledger_frame: pd.DataFrame) -> str:
 
     Book: :ref:`page-ledger`.
 
+    Parameters
+    ----------
+    ledger_frame : pandas.DataFrame
+        Compared cells with a ``status`` column, as for :func:`ledger_counts`.
+
+    Returns
+    -------
+    str
+
     Examples
     --------
     >>> ledger_summary(compare("genetic-table1", progress=False)).split("; ")[1]
@@ -247,6 +339,19 @@ def ledger_shortfalls(ledger_frame: pd.DataFrame) -> list[str]:
     what ran. The ledger page and ``microagg reproduce`` print it.
 
     Book: :ref:`page-ledger`.
+
+    Parameters
+    ----------
+    ledger_frame : pandas.DataFrame
+        Compared cells with columns ``reproduction`` (registry names), ``status``,
+        ``dataset`` and ``runs``, as :func:`ledger` returns them; ``"input"`` cells are
+        left out.
+
+    Returns
+    -------
+    list of str
+        One sentence per reproduction that falls short, in order of first appearance;
+        empty if none does.
 
     Examples
     --------

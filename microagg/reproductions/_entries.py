@@ -188,6 +188,27 @@ def run(name: str, *, quick: bool | None = None, progress: bool = True) -> pd.Da
 
     Book: :ref:`page-ledger`.
 
+    Parameters
+    ----------
+    name : str
+        A registry entry: a value of the ``name`` column of
+        :func:`microagg.reproductions.list_reproductions` (``"ivmdav-table1"``, ...).
+    quick : bool, optional
+        ``True`` runs the entry's reduced settings (only the heavy entries, the genetic
+        Table 2 and GOMM's, have them; the others run the paper's either way), ``False``
+        the paper's; default ``None``: reduced only when ``MICROAGG_QUICK=1``
+        (:func:`microagg.reproductions.quick_mode`).
+    progress : bool, default True
+        Show progress bars of the long computations (the GA and GOMM runs).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per cell we compute, keyed like ``data/published``: ``dataset, method, k,
+        parameters, metric`` and ``ours``; entries with several runs or re-draws also have
+        ``ours_sd``, ``runs`` and ``ours_runs``. ``.attrs["quick"]`` says whether the
+        reduced settings ran.
+
     Examples
     --------
     V-MDAV's Example 1 (figure data: no published cells):
@@ -209,5 +230,20 @@ def gomm_reproduction(*, seed: int | None = None, quick: bool | None = None) -> 
     registry's seeds). Within a process each run is computed once.
 
     Book: :ref:`chap-gomm`.
+
+    Parameters
+    ----------
+    seed : int, optional
+        Seed of the run; default the first of the registry's seeds (0). The first seed's
+        run is complete; a run with another seed leaves D-GOMM out (its ``timing`` table
+        is empty) and shares the process-wide cache of microaggregated attribute groups.
+    quick : bool, optional
+        ``True``: the reduced settings, ``False``: the paper's; default ``None``: reduced
+        only when ``MICROAGG_QUICK=1`` (:func:`microagg.reproductions.quick_mode`).
+
+    Returns
+    -------
+    GommReproduction
+        The same object on every call with the same settings and seed.
     """
     return _run(ENTRIES["gomm-tables1-2"].settings(quick), seed)

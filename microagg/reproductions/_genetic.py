@@ -40,6 +40,19 @@ def table2_data(name: str, *, seed: int = 0) -> np.ndarray:
 
     Book: :ref:`chap-genetic`.
 
+    Parameters
+    ----------
+    name : {"scattered", "clustered", "census", "eia"}
+        The row's data set (case does not matter).
+    seed : int, default 0
+        Seed of the synthetic set's draw; unused for Census and EIA.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n, p)
+        The z-scores: 1000 x 2 for the synthetic sets, 1080 x 13 for Census, 4092 x 11
+        for EIA.
+
     Examples
     --------
     >>> X = table2_data("scattered", seed=0)

@@ -56,6 +56,17 @@ def gomm_data(name: str) -> pd.DataFrame:
 
     Book: :ref:`chap-gomm`.
 
+    Parameters
+    ----------
+    name : {"census", "water-treatment"}
+        The data set (exactly so spelt).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The raw values (:func:`microagg.gomm` standardises them), one column per
+        attribute.
+
     Examples
     --------
     >>> gomm_data("census").shape, gomm_data("water-treatment").shape
@@ -144,6 +155,33 @@ def reproduce_gomm(*, population: int = GOMM.population, generations: int = GOMM
     :ref:`chap-gomm` shows the results beside the published ones.
 
     Book: :ref:`chap-gomm`.
+
+    Parameters
+    ----------
+    population, generations, crossovers, mutations_per_operator : int, default 200, 100, 25, 10
+        GOMM's search settings, as in :func:`microagg.gomm`.
+    ks : sequence of int, default (5, 10, 25, 50, 100)
+        Minimum group sizes; one run per data set and ``k``.
+    datasets : sequence of {"water-treatment", "census"}, default ("water-treatment", "census")
+        The data sets (:func:`microagg.reproductions.gomm_data`), in order.
+    seed : int, default 0
+        Seed of every run, GOMM's and D-GOMM's.
+    patience : int, default 5
+        D-GOMM's window, in generations.
+    analysis_k : int, default 25
+        The ``k`` of the Water-treatment GOMM run whose operator analysis is returned
+        (``operators`` is empty when no such run is made).
+    progress : bool, default True
+        Show a progress bar for each run.
+    dgomm : bool, default True
+        Also run D-GOMM on Water-treatment (Figure 8).
+    shared_cache : bool, default False
+        Let the GOMM runs reuse the process-wide cache of microaggregated attribute
+        groups; the D-GOMM runs always start from an empty one.
+
+    Returns
+    -------
+    GommReproduction
 
     Examples
     --------

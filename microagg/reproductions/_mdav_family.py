@@ -43,6 +43,18 @@ def paper_params(method: str, dataset: str) -> dict[str, float]:
 
     Book: :ref:`chap-ivmdav`.
 
+    Parameters
+    ----------
+    method : {"mdav", "mdav_single", "vmdav", "ivmdav"}
+        A method of the table (:func:`microagg.reproductions.paper_methods`).
+    dataset : {"census", "eia", "tarragona"}
+        A data set of the table.
+
+    Returns
+    -------
+    dict of str to float
+        Option name -> value, ready to pass to the method.
+
     Examples
     --------
     >>> paper_params("vmdav", "eia")
@@ -167,6 +179,14 @@ def mdav_readings(*, names: Iterable[str] = ("census", "tarragona", "eia"),
     paper's gamma = 0.2 for scattered data.
 
     Book: :ref:`chap-ivmdav`.
+
+    Parameters
+    ----------
+    names : iterable of str, default ("census", "tarragona", "eia")
+        Data sets of both papers' Table 1 (any of these three), standardised
+        (:func:`microagg.datasets.standardized`).
+    ks : iterable of int, default (3, 4, 5, 10)
+        Minimum group sizes; each must be one of the tables' (3, 4, 5, 10).
 
     Returns
     -------

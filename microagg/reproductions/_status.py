@@ -109,6 +109,16 @@ def run_values(text: Any) -> list[float]:
 
     Book: :ref:`page-ledger`.
 
+    Parameters
+    ----------
+    text : str
+        An ``ours_runs`` field: values separated by ``;``. Anything but a non-empty
+        string (an empty field, or the NaN a CSV reader makes of it) has no runs.
+
+    Returns
+    -------
+    list of float
+
     Examples
     --------
     >>> run_values("1.5;1.25"), run_values("")
@@ -155,6 +165,26 @@ def cell_status(row: pd.Series, *, inputs: tuple[str, ...] = (),
     ``recreated`` the data sets the paper never published.
 
     Book: :ref:`page-ledger`.
+
+    Parameters
+    ----------
+    row : pandas.Series
+        One compared cell: ``metric``, ``dataset``, ``published`` and ``ours`` (NaN
+        when we have no number: ``"differs"``); optionally ``decimals``, ``runs``,
+        ``ours_sd`` and ``ours_runs``.
+    inputs : tuple of str, default ()
+        Metrics that are settings: their cells are ``"input"``.
+    recreated : tuple of str, default ()
+        Data sets the paper never published: their cells that are neither exact nor
+        close get a recreated-data status, or ``"differs"`` with fewer than
+        ``MIN_DRAWS`` re-draws.
+    restated : callable, optional
+        ``restated(row) -> bool``; ``True`` makes the cell ``"input"``.
+
+    Returns
+    -------
+    str
+        A key of ``STATUSES``.
 
     Examples
     --------

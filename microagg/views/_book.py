@@ -30,6 +30,16 @@ def glue(name: str, variable: Any, *, display: bool = True) -> None:
 
     Book: :ref:`page-contributing`.
 
+    Parameters
+    ----------
+    name : str
+        The key the page's ``{glue}`` roles and directives name.
+    variable : object
+        The value: a number, a string, a DataFrame, a figure, ...
+    display : bool, default True
+        Also show the value in the cell's output (MyST-NB's own ``display``); without
+        MyST-NB, whether the value is shown at all.
+
     Examples
     --------
     Outside a notebook the value is only displayed:

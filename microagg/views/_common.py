@@ -33,6 +33,16 @@ def two_d_data(name: str = "clustered 2-D") -> np.ndarray:
 
     Book: :ref:`chap-mdav`.
 
+    Parameters
+    ----------
+    name : {"clustered 2-D", "scattered 2-D"}, default "clustered 2-D"
+        Which set.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (40, 2)
+        The standardised records; the same on every call.
+
     Examples
     --------
     >>> two_d_data("scattered 2-D").shape
@@ -51,6 +61,21 @@ def dataset_matrix(dataset: Any) -> tuple[np.ndarray, str]:
     """``(standardised array, display name)`` for a name in ``MDAV_DATASETS`` or an array.
 
     Book: :ref:`chap-mdav`.
+
+    Parameters
+    ----------
+    dataset : str or array_like, shape (n, p)
+        A name in ``MDAV_DATASETS``: ``"clustered 2-D"`` or ``"scattered 2-D"``
+        (:func:`two_d_data`), or a reference data set, ``"census"``, ``"tarragona"``,
+        ``"eia"`` or ``"water-treatment"`` (:func:`microagg.datasets.standardized`;
+        case does not matter). An array is checked (numeric, finite) and used as given:
+        it is not standardised.
+
+    Returns
+    -------
+    (numpy.ndarray, str)
+        The records, shape (n, p), and the name to show: the 2-D set's name, the
+        reference set's name capitalised (``"Census"``), or ``"data"`` for an array.
 
     Examples
     --------

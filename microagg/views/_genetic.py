@@ -114,6 +114,24 @@ def explore_ga(X: Any = None, k: int = 3, *, iterations: int = 300, seed: int = 
 
     Book: :ref:`chap-genetic`.
 
+    Parameters
+    ----------
+    X : array_like, shape (n, 2), optional
+        The records of every frame; default the 13 records of V-MDAV's Example 1.
+    k : int, default 3
+        Minimum group size of every frame.
+    iterations : int, default 300
+        The number of generations the control opens at; one of the static values 0,
+        30, 100, 300, 1000 (any other raises ``ValueError``, in a live kernel too).
+    seed : int, default 0
+        The GA's seed the control opens at; 0 or 1. The mutation rate opens at 0.1,
+        the crossover rate at 0.5.
+
+    Returns
+    -------
+    ipywidgets.Widget
+        The controls and the figure, as :func:`explorer` returns them.
+
     Examples
     --------
     Outside a notebook the explorer's figure is shown as text; we drop it:
@@ -150,6 +168,28 @@ def macrogroups_view(X: Any = None, k: int = 3, *, K: int = 24, n: int = 300, se
     :ref:`chap-genetic`.
 
     Book: :ref:`chap-genetic`.
+
+    Parameters
+    ----------
+    X : array_like, shape (n, p), optional
+        The records, used as given, ``p >= 2`` (the first two attributes are drawn; the
+        macrogroups and the distances use all of them). Default: ``n`` clustered records.
+    k : int, default 3
+        Minimum group size of the final partition.
+    K : int, default 24
+        Macrogroup size, ``>= k`` and a multiple of ``k`` (for the two-step panel).
+    n, seed : int, default 300, 0
+        Size and seed of the default data (unused when ``X`` is given).
+    radius : float, default 0.1
+        Distance below which two records count as close, in the units of ``X``
+        (standard deviations for the default data); ``> 0``.
+    figsize : (float, float), default (10.0, 4.8)
+        The figure's size in inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two axes: one-step, then two-step.
 
     Examples
     --------

@@ -58,6 +58,23 @@ def gomm_encoding_view(*, p: int = 8, seed: int = 3,
 
     Book: :ref:`chap-gomm`.
 
+    Parameters
+    ----------
+    p : int, default 8
+        Number of attributes, 3 to about 12: the parent is drawn again until it has 3 or
+        4 groups, which ``p <= 2`` never gives (the call then does not return) and a large
+        ``p`` rarely does (about one draw in 1,600 at ``p = 12``).
+    seed : int, default 3
+        Seed of ``numpy.random.default_rng`` behind every random choice (the same seed,
+        the same figure).
+    figsize : (float, float), default (10.0, 6.4)
+        The figure's size in inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes: the parents, the crossover's two children, then one child per mutation.
+
     Examples
     --------
     The rows are labelled by the chromosome they show:
@@ -191,6 +208,21 @@ def explore_gomm(results: Any, *, k: int | None = None, names: Any = None) -> An
 
     Book: :ref:`chap-gomm`.
 
+    Parameters
+    ----------
+    results : dict of int -> GommResult
+        Precomputed runs, one per ``k``, as for :func:`gomm_view`.
+    k : int, optional
+        A key of ``results``; default the middle one (the upper middle of an even
+        number).
+    names : list of str, optional
+        Attribute names (default a1, a2, ...).
+
+    Returns
+    -------
+    ipywidgets.Widget
+        The controls and the figure, as :func:`explorer` returns them.
+
     Raises
     ------
     ValueError
@@ -231,6 +263,20 @@ def gomm_population_view(result: Any, generation: int, *,
     best grouping's number of groups.
 
     Book: :ref:`chap-gomm`.
+
+    Parameters
+    ----------
+    result : GommResult
+        One run of :func:`microagg.gomm`.
+    generation : int
+        The generation to show, 0 (the initial population) to the last the run made;
+        values outside are taken as the nearest end.
+    figsize : (float, float), default (11.0, 4.0)
+        The figure's size in inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------
@@ -281,6 +327,19 @@ def explore_gomm_population(result: Any, *, generation: int | None = None) -> An
 
     Book: :ref:`chap-gomm`.
 
+    Parameters
+    ----------
+    result : GommResult
+        One run of :func:`microagg.gomm`.
+    generation : int, optional
+        Where the control opens, 0 to the last generation of the run; default the held
+        generation nearest to 10.
+
+    Returns
+    -------
+    ipywidgets.Widget
+        The controls and the figure, as :func:`explorer` returns them.
+
     Raises
     ------
     ValueError
@@ -328,6 +387,21 @@ def operator_analysis_view(operators: Any, *, which: Any = MUTATIONS,
     :ref:`chap-gomm`.
 
     Book: :ref:`chap-gomm`.
+
+    Parameters
+    ----------
+    operators : pandas.DataFrame
+        One row per operator and generation, as ``GommResult.operators`` holds them.
+    which : sequence of str, default ("GC", "GE", "GS", "ES", "EM")
+        The operators to show, one column each, by code: the five mutations (group
+        create, eliminate, split; element swap, move) and ``"CX"``, the crossover.
+    figsize : (float, float), optional
+        The figure's size in inches; default 2.3 per column plus 1.5 wide, 8 high.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Four rows of axes by ``len(which)`` columns.
 
     Examples
     --------

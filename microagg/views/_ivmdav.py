@@ -132,6 +132,21 @@ def explore_ivmdav(*, dataset: str = "census", k: int = 3,
 
     Book: :ref:`chap-ivmdav`.
 
+    Parameters
+    ----------
+    dataset : {"tarragona", "census", "eia"}, default "census"
+        The data set the control opens at.
+    k : int, default 3
+        The ``k`` the control opens at; one of 3, 4, 5, 10 (any other raises
+        ``ValueError``, in a live kernel too).
+    gamma : float, default 1.16
+        The gain factor the control opens at; one of 1.0, 1.16, 1.4.
+
+    Returns
+    -------
+    ipywidgets.Widget
+        The controls and the figure, as :func:`explorer` returns them.
+
     Examples
     --------
     Outside a notebook the explorer's figure is shown as text; we drop it:

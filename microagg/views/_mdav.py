@@ -274,6 +274,21 @@ def explore_mdav(*, dataset: str = "clustered 2-D", k: int = 3) -> Any:
 
     Book: :ref:`chap-mdav`.
 
+    Parameters
+    ----------
+    dataset : str, default "clustered 2-D"
+        The data set the control opens at, one of ``MDAV_DATASETS``: ``"clustered
+        2-D"``, ``"scattered 2-D"``, ``"census"``, ``"tarragona"``, ``"eia"``,
+        ``"water-treatment"``.
+    k : int, default 3
+        The ``k`` the control opens at; one of the static values 2, 3, 4, 5, 10 (any
+        other raises ``ValueError``, in a live kernel too).
+
+    Returns
+    -------
+    ipywidgets.Widget
+        The controls and the figure, as :func:`explorer` returns them.
+
     Examples
     --------
     Outside a notebook the explorer's figure is shown as text; we drop it:

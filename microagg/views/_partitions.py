@@ -43,6 +43,18 @@ def small_points(n: int = 12, *, seed: int = 2) -> np.ndarray:
 
     Book: :ref:`chap-foundations`.
 
+    Parameters
+    ----------
+    n : int, default 12
+        Number of records.
+    seed : int, default 2
+        Seed of the draw (the same seed, the same points).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n, 2)
+        The records, cluster centres in the unit square, in random order.
+
     Examples
     --------
     >>> small_points(12, seed=2).shape
@@ -118,6 +130,21 @@ def explore_partition(*, n: int = 12, k: int = 3, seed: int = 2) -> Any:
 
     Book: :ref:`chap-foundations`.
 
+    Parameters
+    ----------
+    n : int, default 12
+        Number of records the controls open at; one of the static values 8, 10, 12, 14
+        (any other raises ``ValueError``, in a live kernel too).
+    k : int, default 3
+        Minimum group size the controls open at; one of 2, 3, 4.
+    seed : int, default 2
+        Seed of the points (:func:`small_points`) the controls open at; one of 0, 1, 2.
+
+    Returns
+    -------
+    ipywidgets.Widget
+        The controls and the figure, as :func:`explorer` returns them.
+
     Examples
     --------
     Outside a notebook the explorer's figure is shown as text; we drop it:
@@ -157,6 +184,20 @@ def univariate_view(x: Any, k: int, *,
 
     Book: :ref:`chap-foundations`.
 
+    Parameters
+    ----------
+    x : array_like, shape (n,) or (n, 1)
+        The values; a few dozen at most keep the arcs readable.
+    k : int
+        Minimum group size, ``1 <= k <= n``.
+    figsize : (float, float), default (8.0, 4.0)
+        The figure's size in inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two axes: the graph, then the values.
+
     Examples
     --------
     >>> from microagg.views import univariate_view
@@ -185,6 +226,20 @@ def univariate_timings(sizes: Any, *, ks: Any = (3, 10, 100),
     kernels outside the timings). Sorting is included.
 
     Book: :ref:`sec-foundations-linear`.
+
+    Parameters
+    ----------
+    sizes : iterable of int
+        Numbers of values ``n``, in the order the rows come.
+    ks : iterable of int, default (3, 10, 100)
+        Minimum group sizes, each ``<=`` every ``n``.
+    algorithms : iterable of str, default ("shortest-path", "linear")
+        The passes of :func:`microagg.optimal_univariate` to time, in order:
+        ``"shortest-path"``, ``"linear"`` or ``"auto"``.
+    repeat : int, default 3
+        Runs of each (``n``, ``k``, algorithm), ``>= 1``.
+    seed : int, default 0
+        Seed of ``numpy.random.default_rng`` that draws the data.
 
     Returns
     -------
@@ -230,6 +285,18 @@ def univariate_time_view(times: pd.DataFrame, *,
     to n) through the first linear point.
 
     Book: :ref:`sec-foundations-linear`.
+
+    Parameters
+    ----------
+    times : pandas.DataFrame
+        Columns ``n``, ``k``, ``algorithm`` (``"linear"``, ``"shortest-path"`` or
+        ``"auto"``) and ``seconds``, as :func:`univariate_timings` returns them.
+    figsize : (float, float), default (6.4, 3.8)
+        The figure's size in inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------

@@ -115,6 +115,18 @@ def series_styles(n_series: int) -> list[dict[str, Any]]:
 
     Book: :ref:`chap-ivmdav`.
 
+    Parameters
+    ----------
+    n_series : int
+        Number of lines, ``>= 0``.
+
+    Returns
+    -------
+    list of dict
+        One dict per line with keys ``color``, ``marker`` and ``linestyle``. The six
+        colours, ten markers and four line styles cycle independently, so no two of the
+        first 60 lines share all three.
+
     Examples
     --------
     >>> series_styles(2)

@@ -61,6 +61,27 @@ def runs_view(cmp: pd.DataFrame, *, metrics: Sequence[str] | None = None,
 
     Book: :ref:`page-ledger`.
 
+    Parameters
+    ----------
+    cmp : pandas.DataFrame
+        The cells to show, one row each, as described above; a cell without
+        ``ours_runs`` shows its ``ours`` as its one run.
+    metrics : sequence of str, optional
+        Values of ``cmp["metric"]``, one panel each, in order; default every metric of
+        ``cmp``, in order of appearance.
+    label : sequence of str, default ("dataset", "method", "parameters", "k")
+        Columns that name a cell.
+    relative : sequence of str, default ()
+        Metrics drawn as the percent difference from the published value; their cells
+        need a non-zero published value.
+    title : str, default ""
+        Put before each panel's title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes per metric, stacked.
+
     Examples
     --------
     >>> cmp = pd.DataFrame({"dataset": ["a", "b"], "method": "m", "parameters": "", "k": 3,
@@ -118,6 +139,18 @@ def runs_alt_text(cmp: pd.DataFrame, *, what: str = "") -> str:
     for how many cells the published value lies within the range of our runs.
 
     Book: :ref:`page-ledger`.
+
+    Parameters
+    ----------
+    cmp : pandas.DataFrame
+        The cells, as for :func:`runs_view` (columns ``metric``, ``ours``,
+        ``published`` and, optionally, ``ours_runs``).
+    what : str, default ""
+        What the figure shows, in words (``"Table 1"``); default "our runs".
+
+    Returns
+    -------
+    str
 
     Examples
     --------

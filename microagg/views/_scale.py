@@ -36,6 +36,25 @@ def blocks_view(block_size: int = 500, *, strategy: str = "tree", n: int = 2000,
 
     Book: :ref:`chap-scale`.
 
+    Parameters
+    ----------
+    block_size : int, default 500
+        Largest (``"tree"``) or target (``"pca"``) number of records in a block, ``>= k``.
+    strategy : {"tree", "pca"}, default "tree"
+        How the records are cut into blocks, as in :func:`microagg.blocked`.
+    n : int, default 2000
+        Number of records.
+    k : int, default 3
+        Minimum group size.
+    seed : int, default 0
+        Seed of the records.
+    figsize : (float, float), default (6.0, 4.6)
+        The figure's size in inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
     Examples
     --------
     >>> fig = blocks_view(400, strategy="pca", n=1200)
@@ -69,6 +88,19 @@ def explore_blocks(*, block_size: int = 500, strategy: str = "tree") -> Any:
 
     Book: :ref:`chap-scale`.
 
+    Parameters
+    ----------
+    block_size : int, default 500
+        The block size the control opens at; one of the static values 100, 250, 500,
+        1000, 2000 (any other raises ``ValueError``, in a live kernel too).
+    strategy : {"tree", "pca"}, default "tree"
+        The strategy the control opens at.
+
+    Returns
+    -------
+    ipywidgets.Widget
+        The controls and the figure, as :func:`explorer` returns them.
+
     Examples
     --------
     Outside a notebook the explorer's figure is shown as text; we drop it:
@@ -95,6 +127,18 @@ def scaling_view(timings: pd.DataFrame, *, figsize: tuple[float, float] = (6.4, 
     growth through the first point of the slowest engine.
 
     Book: :ref:`chap-scale`.
+
+    Parameters
+    ----------
+    timings : pandas.DataFrame
+        Columns ``n``, ``engine`` and ``seconds``, one row per measurement; one line per
+        engine, in order of first appearance.
+    figsize : (float, float), default (6.4, 4.2)
+        The figure's size in inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------

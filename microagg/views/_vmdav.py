@@ -46,6 +46,18 @@ def vmdav_extension_view(X: Any = None, k: int = 3, *, gamma: float = VMDAV_CLUS
 
     Book: :ref:`chap-vmdav`.
 
+    Parameters
+    ----------
+    X : array_like, shape (n, 2), optional
+        The records, used as given; default the 13 records of
+        :func:`microagg.datasets.vmdav_example`.
+    k : int, default 3
+        Minimum group size, ``1 <= k <= n``.
+    gamma : float, default 1.1
+        V-MDAV's gain factor, ``>= 0`` (the paper's value for clustered data).
+    figsize : (float, float), default (10.0, 4.4)
+        The figure's size in inches.
+
     Returns
     -------
     matplotlib.figure.Figure
@@ -163,6 +175,21 @@ def explore_vmdav(*, gamma: float = VMDAV_CLUSTERED_GAMMA, k: int = 3,
     both 2-D sets; a live kernel takes any gamma in [0, 2] and ``k`` from 2 to 8.
 
     Book: :ref:`chap-vmdav`.
+
+    Parameters
+    ----------
+    gamma : float, default 1.1
+        The gain factor the control opens at; one of the static values above (any other
+        raises ``ValueError``, in a live kernel too).
+    k : int, default 3
+        The ``k`` the control opens at; one of 3, 4, 5.
+    dataset : {"clustered 2-D", "scattered 2-D"}, default "clustered 2-D"
+        The data set the control opens at (:func:`two_d_data`).
+
+    Returns
+    -------
+    ipywidgets.Widget
+        The controls and the figure, as :func:`explorer` returns them.
 
     Examples
     --------

@@ -12,6 +12,7 @@ These are the rules of the contributor's guide (``chapters/contributing.md``), c
 * every public function takes its options (parameters with defaults, after the data and
   ``k``) as keyword-only;
 * every public docstring names its chapter by label on a ``Book:`` line;
+* every public function's numpydoc ``Parameters`` section names each of its parameters;
 * ``ruff`` finds nothing (the same check as ``make lint``).
 """
 
@@ -183,6 +184,72 @@ def test_docstring_names_its_chapter(name):
     section = re.search(r"^\s*-{3,}\s*$", doc, re.MULTILINE)
     assert section is None or BOOK_LINE.search(doc).start() < section.start(), (
         f"{name}: its 'Book:' line comes after a numpydoc section; put it before them")
+
+
+#: A numpydoc section heading: its title, then a line of dashes.
+SECTION = re.compile(r"^(\S[^\n]*)\n-{3,}[ \t]*$", re.MULTILINE)
+
+
+def documented_parameters(doc: str | None) -> set[str]:
+    """The names a numpydoc ``Parameters`` section lists (empty without one).
+
+    A parameter line starts at the section's indentation: ``name : type``, ``a, b : type``
+    (two names) or a bare ``name``; ``*args`` and ``**kwargs`` count as ``args`` and
+    ``kwargs``. The indented lines below it describe it.
+    """
+    doc = inspect.cleandoc(doc or "")
+    sections = list(SECTION.finditer(doc))
+    for i, heading in enumerate(sections):
+        if heading.group(1).strip() == "Parameters":
+            end = sections[i + 1].start() if i + 1 < len(sections) else len(doc)
+            body = doc[heading.end():end]
+            break
+    else:
+        return set()
+    names: set[str] = set()
+    for line in body.splitlines():
+        if not line.strip() or line[0].isspace():  # blank, or a description
+            continue
+        names.update(n.strip().lstrip("*") for n in line.split(" : ", 1)[0].split(","))
+    return names
+
+
+def test_documented_parameters_reads_numpydoc():
+    def documented(X, k, *, low=0.0, high=1.0, **options):
+        """Summary.
+
+        Parameters
+        ----------
+        X : array_like, shape (n, p)
+            The records; ``k : int`` in a description names nothing.
+        k
+        low, high : float, default 0.0, 1.0
+        **options
+            Passed on.
+
+        Returns
+        -------
+        seed : int
+        """
+
+    assert documented_parameters(documented.__doc__) == {"X", "k", "low", "high", "options"}
+    assert documented_parameters("Summary.\n\nExamples\n--------\n>>> 1\n1\n") == set()
+    assert documented_parameters(None) == set()
+
+
+FUNCTIONS = sorted(name for name, obj in OBJECTS.items() if inspect.isfunction(obj))
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_docstring_documents_every_parameter(name):
+    """Each public function's ``Parameters`` section names all its parameters: the API page
+    shows a signature and, for each name in it, what it means."""
+    obj = OBJECTS[name]
+    params = list(inspect.signature(obj).parameters)
+    documented = documented_parameters(obj.__doc__)
+    missing = [p for p in params if p not in documented]
+    assert not missing, (f"{name}: its docstring's numpydoc 'Parameters' section does not "
+                         f"name {missing}" + ("" if documented else " (it has no such section)"))
 
 
 def test_py_typed_is_shipped():

@@ -471,7 +471,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return status
     except BrokenPipeError:  # the reader of standard output left (| head): as cat, quietly
         _stdout_to_devnull()
-        return 128 + int(signal.SIGPIPE)
+        return 128 + int(getattr(signal, "SIGPIPE", 13))  # (13 where it has no name: Windows)
     except (KeyboardInterrupt, Interrupted) as err:
         signum = getattr(err, "signum", signal.SIGINT)
         _say(interrupted(signum))

@@ -62,11 +62,17 @@ from ._methods import METHODS, seeded
 from ._release import check_names
 from ._stream import PARQUET_SUFFIXES
 
-__all__ = ["METHOD_OPTIONS", "COMPRESSIONS", "add_method_options", "method_params",
+__all__ = ["WINDOWS", "METHOD_OPTIONS", "COMPRESSIONS", "add_method_options", "method_params",
            "input_file", "output_target", "read_input", "InputTable", "write_table",
            "columns_arg", "list_arg", "add_csv_options", "csv_dialect",
            "run_folder", "guard", "atomic_target", "publish", "compression_of", "open_output",
-           "signals_held", "one_line", "DAMAGED", "damaged_input", "disk_full"]
+           "signals_held", "one_line", "DAMAGED", "damaged_input", "disk_full", "detached",
+           "copy_out", "check_name_length"]
+
+#: Whether this is Windows, where files, processes and signals differ (no groups or modes
+#: to hand on, a rename that never replaces, no POSIX helper processes): the one place the
+#: command line asks (the tests set it to check the Windows paths on any system).
+WINDOWS = os.name == "nt"
 
 
 def _yes_no(text: str) -> bool:
@@ -203,16 +209,26 @@ def input_file(name: str, role: str = "input") -> Path | None:
     return path
 
 
+def check_name_length(out: Path) -> None:
+    """Refuse an output name longer than its folder allows: in bytes (``PC_NAME_MAX``, else
+    255) on POSIX systems, in UTF-16 characters (255) on Windows (NTFS, exFAT)."""
+    if WINDOWS:
+        length, unit, limit = len(out.name.encode("utf-16-le")) // 2, "characters", 255
+    else:
+        length, unit = len(os.fsencode(out.name)), "bytes"
+        limit = (os.pathconf(out.parent, "PC_NAME_MAX")
+                 if hasattr(os, "pathconf") and out.parent.is_dir() else 255)
+    if length > limit:
+        raise ValueError(f"the output file name is {length} {unit} long, more than the "
+                         f"{limit} its folder allows: choose a shorter name")
+
+
 def output_target(name: str | None, source: Path | None, force: bool) -> Path | None:
     """The output file (``None``: standard output), checked before any work is done."""
     if name is None or name == "-":
         return None
     out = Path(name)
-    limit = (os.pathconf(out.parent, "PC_NAME_MAX")
-             if hasattr(os, "pathconf") and out.parent.is_dir() else 255)
-    if len(os.fsencode(out.name)) > limit:
-        raise ValueError(f"the output file name is {len(os.fsencode(out.name))} bytes long, "
-                         f"more than the {limit} its folder allows: choose a shorter name")
+    check_name_length(out)
     if source is not None and (out.resolve() == source.resolve()
                                or (out.exists() and os.path.samefile(out, source))):
         raise ValueError(f"refusing to write over the input file {source}: choose another "
@@ -394,8 +410,8 @@ def open_output(path: str | Path, compression: str | None) -> Iterator[IO[str]]:
     """A text file to write CSV to at ``path``, compressed as ``compression`` (a codec of
     :data:`COMPRESSIONS`). The gzip header holds no name or time, so the same table
     gives the same bytes."""
-    if compression is None:
-        with open(path, "w", newline="") as fh:
+    if compression is None:  # (UTF-8 everywhere, not the system's code page, as read)
+        with open(path, "w", encoding="utf-8", newline="") as fh:
             yield fh
         return
     if compression == "gzip":
@@ -459,7 +475,7 @@ def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv
         else:
             with open_output(tmp, compression_of(out)) as fh:
                 in_dialect(df, dialect).to_csv(fh, index=False, sep=dialect.delimiter,
-                                               decimal=dialect.decimal,
+                                               decimal=dialect.decimal, lineterminator="\n",
                                                header=written_header(df.columns, blank))
         check(tmp)
 
@@ -504,7 +520,7 @@ if lines[-1:] != ["end"]:
             ours = not os.path.isdir("/proc")
         if ours:
             try:
-                os.kill(pid, signal.SIGKILL)
+                os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
             except OSError:
                 pass
 for _ in range(50):
@@ -534,7 +550,8 @@ def signals_held() -> Iterator[None]:
 
 @contextmanager
 def run_folder(near: Path | None) -> Iterator[Path]:
-    """A private folder (mode 0700) for every temporary file of a run: beside ``near``
+    """A private folder (mode 0700 on POSIX systems; on Windows the folder's own permissions)
+    for every temporary file of a run: beside ``near``
     (the output file, so the output is published by a rename on one file system), else
     in the system's temporary folder.
 
@@ -557,7 +574,7 @@ def run_folder(near: Path | None) -> Iterator[Path]:
                 watchdog = subprocess.Popen(
                     [sys.executable, "-I", "-S", "-c", _WATCHDOG, str(folder)],
                     stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                    start_new_session=True)
+                    **detached())
             except OSError:  # no Python to start (an embedded interpreter): no watchdog
                 watchdog = None
         if watchdog is not None:
@@ -571,6 +588,17 @@ def run_folder(near: Path | None) -> Iterator[Path]:
                 watchdog.communicate(b"end\n")
             except OSError:  # the watchdog is gone (killed): nothing to tell it
                 watchdog.wait()
+
+
+def detached() -> dict[str, Any]:
+    """How the watchdog is started apart from the run, so that what stops the run does not
+    stop it: a session of its own on POSIX systems; on Windows a process group of its own
+    (Ctrl-C and Ctrl-Break go to the console's group) without a console (closing the
+    window ends the console's processes)."""
+    if WINDOWS:
+        return {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0x200)
+                | getattr(subprocess, "DETACHED_PROCESS", 0x8)}
+    return {"start_new_session": True}
 
 
 def guard(folder: Path, pids: list[int]) -> None:
@@ -597,10 +625,7 @@ def atomic_target(out: Path | None, folder: Path, *, force: bool = False,
     try:
         yield tmp
         if out is None:
-            target = sys.stdout if stdout is None else stdout
-            with open(tmp, newline="") as fh:
-                shutil.copyfileobj(fh, target)
-            target.flush()
+            copy_out(tmp, sys.stdout if stdout is None else stdout)
             return
         mask = os.umask(0)
         os.umask(mask)
@@ -610,6 +635,29 @@ def atomic_target(out: Path | None, folder: Path, *, force: bool = False,
         if os.path.exists(tmp):
             os.remove(tmp)
 
+
+def copy_out(tmp: str, target: Any) -> None:
+    """Copy the finished file ``tmp`` to ``target`` (standard output) byte for byte: its
+    UTF-8 and its line ends as written, whatever the console's encoding and newline
+    translation (Windows turns ``\n`` into ``\r\n``); a stream with no bytes below it
+    (``io.StringIO``) gets the text."""
+    target.flush()
+    buffer = getattr(target, "buffer", None)
+    if buffer is not None:
+        with open(tmp, "rb") as fh:
+            shutil.copyfileobj(fh, buffer)
+        buffer.flush()
+        return
+    with open(tmp, encoding="utf-8", newline="") as fh:
+        shutil.copyfileobj(fh, target)
+    target.flush()
+
+
+#: Errors of a hard link that mean the file system has none (a FAT or exFAT drive, some
+#: network shares): ``publish`` then checks the name and renames. (``ENOTSUP`` is
+#: ``EOPNOTSUPP`` on Linux, another number on macOS; Windows reports ``EINVAL``.)
+_NO_HARD_LINKS = frozenset({errno.EPERM, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", errno.EPERM),
+                            errno.EMLINK, errno.EINVAL})
 
 #: ``renameat2``'s flag: fail if the target exists (``linux/fs.h``); ``AT_FDCWD``.
 _RENAME_NOREPLACE, _AT_FDCWD = 1, -100
@@ -623,11 +671,12 @@ def publish(tmp: str, out: Path, *, force: bool = False) -> None:
     fails if the name exists) then removing ``tmp``; the error names the file. With
     ``force``, :func:`os.replace`, the file replaced lending its group and permissions (a
     release kept at 0640 for one group stays so; if its group cannot be given, nothing is
-    replaced).
+    replaced). On Windows a rename never replaces a file, so it is the one step; with
+    ``force`` the new file keeps the folder's permissions (its access control list).
     """
     if force:
         try:
-            old = os.stat(out)
+            old = None if WINDOWS else os.stat(out)
         except OSError:  # no file to replace (or one we cannot read): the new file's own
             old = None
         if old is not None:
@@ -642,11 +691,13 @@ def publish(tmp: str, out: Path, *, force: bool = False) -> None:
         os.replace(tmp, out)
         return
     try:
-        if not _rename_noreplace(tmp, out):
+        if WINDOWS:  # (fails if the name exists)
+            os.rename(tmp, out)
+        elif not _rename_noreplace(tmp, out):
             try:
                 os.link(tmp, out)
             except OSError as err:
-                if err.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EMLINK):
+                if err.errno not in _NO_HARD_LINKS:
                     raise
                 if os.path.lexists(out):  # no hard links here: check, then rename
                     raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST)) from None

@@ -32,6 +32,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from . import _cli_io
 from ._audit import check_release
 from ._cli_io import (
     atomic_target,
@@ -186,8 +187,9 @@ def _executor(args: argparse.Namespace, folder: Path
         yield None, 1, False
         return
     spawn = multiprocessing.get_context("spawn")  # no fork of a process running threads
-    # started first: starting it unblocks SIGINT and SIGTERM in this thread
-    multiprocessing.resource_tracker.ensure_running()
+    if not _cli_io.WINDOWS:  # (a POSIX helper process; Windows has none to start)
+        # started first: starting it unblocks SIGINT and SIGTERM in this thread
+        multiprocessing.resource_tracker.ensure_running()
     with signals_held():  # the pool's processes start with Ctrl-C held back
         pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=spawn,
                                       initializer=worker_start, initargs=(os.getpid(),))

@@ -337,11 +337,12 @@ def _long_row(source: Any, name: str, delimiter: str) -> str:
     try:
         if isinstance(source, io.BytesIO):
             source.seek(0)
-            handle: Any = nullcontext(io.TextIOWrapper(source, newline=""))
+            handle: Any = nullcontext(io.TextIOWrapper(source, encoding="utf-8",
+                                                         errors="replace", newline=""))
         else:  # plain, or compressed as the name says (as pandas reads it)
             opener: Any = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(
                 Path(source).suffix.lower(), open)
-            handle = opener(source, "rt", newline="")
+            handle = opener(source, "rt", encoding="utf-8", errors="replace", newline="")
         with handle as opened:
             rows = csv.reader(opened, delimiter=delimiter)
             header = next(rows, [])

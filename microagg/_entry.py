@@ -20,8 +20,9 @@ import signal
 
 __all__ = ["SIGNALS", "interrupted", "main"]
 
-#: The signals a run handles as a clean shutdown (Ctrl-C, ``kill``, a closed terminal).
-SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+#: The signals a run handles as a clean shutdown (Ctrl-C, ``kill``, a closed terminal;
+#: Ctrl-Break on Windows).
+SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK")
                 if hasattr(signal, name))
 
 

@@ -586,7 +586,7 @@ class _Output:
             in_dialect(frame, self.dialect).to_csv(
                 self.target, header=written_header(frame.columns, self.blank) if self.first
                 else False, index=False, sep=self.dialect.delimiter,
-                decimal=self.dialect.decimal)
+                decimal=self.dialect.decimal, lineterminator="\n")
         self.first = False
 
     def close(self) -> None:

@@ -266,6 +266,18 @@ def test_ruff_clean():
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-1000:]
 
 
+def test_text_files_name_their_encoding():
+    """Every text file the package and the tools open names its encoding: without one,
+    Python uses the system's code page (cp1252 on many Windows machines), and a release
+    with a non-ASCII name was written in it (ruff's PLW1514, a preview rule)."""
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    if ruff is None:
+        pytest.skip("ruff is not installed (it comes with the [test] extra)")
+    done = subprocess.run([ruff, "check", "--no-cache", "--preview", "--select", "PLW1514",
+                           "microagg", "tools"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-1000:]
+
+
 def _module_of(path: Path) -> str:
     parts = path.relative_to(ROOT).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)

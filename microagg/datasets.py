@@ -389,7 +389,8 @@ def _box(low: Any, high: Any) -> tuple[float, float]:
 def clustered(n: int = 1000, *, seed: int | None = 0, low: float = -10_000.0,
               high: float = 10_000.0, sizes: tuple[int, int] = (3, 5),
               spread: float = 0.01) -> np.ndarray:
-    """The genetic paper's "Clustered" data: natural clusters of 3 to 5 records.
+    """The genetic paper's "Clustered" data: natural clusters of 3 to 5 records (the last
+    one may also take a remainder too small for a cluster).
 
     The paper draws points uniformly from ``[-10000, 10000]^2`` and then shifts
     them "groupwise by a random amount" to form clusters of 3-5 records, but

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ._defaults import IVMDAV, VMDAV
-from ._validate import as_matrix, check_k
+from ._validate import as_matrix, check_count, check_k, check_real
 
 __all__ = ["mdav_reference", "mdav_single_reference", "vmdav_reference", "ivmdav_reference"]
 
@@ -164,14 +164,13 @@ def vmdav_reference(X: Any, k: int, *, gamma: float = VMDAV.gamma,
     k : int
         Minimum group size, ``1 <= k <= n``.
     gamma : float, default 0.2
-        Gain factor, ``>= 0`` (not checked here): the outside record nearest to the group
+        Gain factor, ``>= 0``: the outside record nearest to the group
         joins it while :math:`d_{in} < \gamma\, d_{out}` and the group has fewer than
         ``2k - 1`` records; 0 never extends a group.
     leftover : {"centroid", "record"}, default "centroid"
         Where each of the last (fewer than ``k``) records goes: to the group whose
         centroid is nearest, or (``"record"``) to the group of its nearest grouped
-        record. Not checked here: any value other than ``"centroid"`` reads as
-        ``"record"``.
+        record; another value is a ``ValueError``.
 
     Returns
     -------
@@ -190,6 +189,9 @@ def vmdav_reference(X: Any, k: int, *, gamma: float = VMDAV.gamma,
     """
     X = as_matrix(X)
     k = check_k(k, X.shape[0])
+    gamma = check_real(gamma, "gamma")  # (the options checked as microagg.vmdav checks them)
+    if leftover not in ("centroid", "record"):
+        raise ValueError(f"leftover must be 'centroid' or 'record', got {leftover!r}")
     n = X.shape[0]
     labels = np.full(n, -1, dtype=np.int64)
     to_c = _d2(X, X.mean(axis=0))
@@ -247,8 +249,8 @@ def ivmdav_reference(X: Any, k: int, *, gamma: float = IVMDAV.gamma,
         :math:`d_2 > \gamma\, d_1` (and the group has fewer than ``2k - 1`` records).
     candidates : int, optional
         How many neighbours of :math:`\mathbf{x}_r` (itself the first) are considered;
-        default ``2k``, the paper's choice. Not checked here: :func:`microagg.ivmdav`
-        requires at least ``k``.
+        default ``2k``, the paper's choice; at least ``k``, as :func:`microagg.ivmdav`
+        requires.
     self_neighbour : bool, default True
         Whether :math:`y_j` counts as its own first neighbour :math:`z_1`, as in
         :func:`microagg.ivmdav`.
@@ -270,7 +272,8 @@ def ivmdav_reference(X: Any, k: int, *, gamma: float = IVMDAV.gamma,
     """
     X = as_matrix(X)
     k = check_k(k, X.shape[0])
-    m = 2 * k if candidates is None else candidates
+    gamma = check_real(gamma, "gamma")  # (the options checked as microagg.ivmdav checks them)
+    m = 2 * k if candidates is None else check_count(candidates, "candidates", k)
     labels = np.full(X.shape[0], -1, dtype=np.int64)
     remaining = np.arange(X.shape[0])
     g = 0

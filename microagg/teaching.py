@@ -336,11 +336,15 @@ def split_close_pairs(X: Any, macro: Any, radius: float) -> tuple[np.ndarray, np
     lab = as_labels(macro, arr.shape[0])
     if not radius > 0:
         raise ValueError(f"radius must be positive, got {radius}")
-    sq = np.einsum("ij,ij->i", arr, arr)
-    d2 = sq[:, None] + sq[None, :] - 2.0 * arr @ arr.T
-    i, j = np.nonzero(np.triu(d2 < radius**2, 1))
-    keep = lab[i] != lab[j]
-    return i[keep], j[keep]
+    from scipy.spatial import cKDTree
+
+    # candidates from a k-d tree (a hair beyond the radius), then each pair's distance
+    # from its own differences: exact far from zero, where |a|^2 + |b|^2 - 2ab is not
+    pairs = cKDTree(arr).query_pairs(radius * (1 + 1e-9), output_type="ndarray")
+    d2 = ((arr[pairs[:, 0]] - arr[pairs[:, 1]]) ** 2).sum(axis=1)
+    pairs = pairs[(d2 < radius**2) & (lab[pairs[:, 0]] != lab[pairs[:, 1]])]
+    pairs = pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+    return pairs[:, 0].astype(np.intp), pairs[:, 1].astype(np.intp)
 
 
 def engine_timings(sizes: Iterable[int], *, p: int = 10, k: int = 3,

@@ -396,6 +396,22 @@ def test_split_close_pairs() -> None:
 
 
 @pytest.mark.data
+
+def test_split_close_pairs_far_from_zero() -> None:
+    """|a|^2 + |b|^2 - 2ab lost the pairs' distances near 1e8 (a pair 3 apart counted as
+    closer than 1): every pair is now measured by its own differences."""
+    assert split_close_pairs([[1e9], [1e9 + 3]], [0, 1], radius=1.0)[0].size == 0
+    rng = np.random.default_rng(5)
+    X = 1e8 + rng.uniform(0, 40, size=(400, 2))
+    macro = rng.integers(0, 3, 400)
+    i, j = split_close_pairs(X, macro, radius=1.5)
+    d2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=-1)
+    want_i, want_j = np.nonzero(np.triu(d2 < 1.5**2, 1))
+    split = macro[want_i] != macro[want_j]
+    assert want_i[split].size > 0
+    assert i.tolist() == want_i[split].tolist() and j.tolist() == want_j[split].tolist()
+
+
 def test_table2_cells_are_keyed_like_the_published_table() -> None:
     from microagg.reproductions._genetic import table2_cells
 

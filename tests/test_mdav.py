@@ -425,3 +425,21 @@ def test_numpy_engine_kth_smallest_is_argpartitions(d, data):
         mp.setattr(vector, "_FEW_MINIMA", few)
         assert vector._kth_smallest(d, m) == d[np.argpartition(d, m - 1)[m - 1]]
     assert np.array_equal(d, before)
+
+
+@pytest.mark.parametrize(("oracle", "options", "message"), [
+    ("ivmdav_reference", {"candidates": 1}, "candidates must be at least 3"),
+    ("vmdav_reference", {"leftover": "centriod"}, "leftover must be 'centroid' or 'record'"),
+    ("vmdav_reference", {"gamma": -1}, "gamma must be"),
+    ("ivmdav_reference", {"gamma": float("nan")}, "gamma must be"),
+])
+def test_the_oracles_refuse_options_the_fast_functions_refuse(oracle, options, message):
+    """A typo in an oracle's option read as another option (``leftover="centriod"`` as
+    ``"record"``), and one candidate gave groups of one record."""
+    import microagg.reference as reference
+    from microagg.datasets import vmdav_example
+
+    with pytest.raises(ValueError, match=message):
+        getattr(reference, oracle)(vmdav_example(), 3, **options)
+    with pytest.raises(ValueError, match=message):
+        getattr(ma, oracle.removesuffix("_reference"))(vmdav_example(), 3, **options)

@@ -58,7 +58,8 @@ def two_d_data(name: str = "clustered 2-D") -> np.ndarray:
 
 
 def dataset_matrix(dataset: Any) -> tuple[np.ndarray, str]:
-    """``(standardised array, display name)`` for a name in ``MDAV_DATASETS`` or an array.
+    """``(array, display name)``: a data set of ``MDAV_DATASETS`` by name, standardised, or
+    an array, as given.
 
     Book: :ref:`chap-mdav`.
 

@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from .._gomm_ops import MUTATIONS, OPERATORS, gomm_crossover, gomm_mutate, random_chromosome
+from .._validate import check_count
 from ._explorer import explorer
 from ._plotting import HIGHLIGHT, PALETTE, cvd_safe, group_colors, set_alt_text
 
@@ -44,6 +45,10 @@ def _draw_chromosome(ax: Any, groups: Any, p: int, y: float, label: str,
     ax.text(-0.4, y + 0.4, label, ha="right", va="center", fontsize=9)
 
 
+#: The most attributes :func:`gomm_encoding_view` draws a 3- or 4-group parent for.
+_MAX_ENCODING_P = 12
+
+
 @cvd_safe
 def gomm_encoding_view(*, p: int = 8, seed: int = 3,
                        figsize: tuple[float, float] = (10.0, 6.4)) -> Figure:
@@ -61,9 +66,9 @@ def gomm_encoding_view(*, p: int = 8, seed: int = 3,
     Parameters
     ----------
     p : int, default 8
-        Number of attributes, 3 to about 12: the parent is drawn again until it has 3 or
-        4 groups, which ``p <= 2`` never gives (the call then does not return) and a large
-        ``p`` rarely does (about one draw in 1,600 at ``p = 12``).
+        Number of attributes, 3 to 12: the parent is drawn again until it has 3 or 4
+        groups, which ``p <= 2`` never gives and a larger ``p`` rarely does (about one
+        draw in 1,600 at ``p = 12``); another ``p`` is a ``ValueError``.
     seed : int, default 3
         Seed of ``numpy.random.default_rng`` behind every random choice (the same seed,
         the same figure).
@@ -85,6 +90,10 @@ def gomm_encoding_view(*, p: int = 8, seed: int = 3,
     ['parent 1', 'parent 2', 'crossover child 1']
     """
 
+    p = check_count(p, "p", 3)
+    if p > _MAX_ENCODING_P:
+        raise ValueError(f"p must be at most {_MAX_ENCODING_P} (a random grouping of more "
+                         f"attributes almost never has the 3 or 4 groups shown), got {p}")
     rng = np.random.default_rng(seed)
     parent = random_chromosome(p, rng)
     while not 3 <= len(parent) <= 4:

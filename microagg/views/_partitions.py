@@ -213,7 +213,10 @@ def univariate_view(x: Any, k: int, *,
                    title=f"shortest path 0 -> {g.values.size}: SSE = {g.sse:.4g} (k = {k})")
     plot_univariate(bottom, g.values, labels, annotate=True)
     bottom.set_xlabel("sorted values, coloured by optimal group (ticks: group means)")
-    return fig
+    return set_alt_text(fig, f"The Hansen-Mukherjee graph of {g.values.size} sorted values "
+                        f"for k = {k}: its shortest path, nodes {g.path.tolist()}, is the "
+                        f"optimal partition ({sizes_text(labels)}, SSE {g.sse:.4g}), shown "
+                        "below on the number line.")
 
 
 def univariate_timings(sizes: Any, *, ks: Any = (3, 10, 100),
@@ -276,13 +279,14 @@ def univariate_timings(sizes: Any, *, ks: Any = (3, 10, 100),
     return pd.DataFrame(rows)
 
 
+@cvd_safe
 def univariate_time_view(times: pd.DataFrame, *,
                          figsize: tuple[float, float] = (6.4, 3.8)) -> Figure:
     """Figure: seconds against n (log-log) from :func:`univariate_timings`.
 
-    One colour per ``k``; solid lines for the linear pass, dashed for the
-    :math:`O(nk)` shortest path; a grey dotted line of slope 1 (time proportional
-    to n) through the first linear point.
+    One colour and marker per ``k`` (told apart without colour); solid lines for the
+    linear pass, dashed for the :math:`O(nk)` shortest path; a grey dotted line of slope
+    1 (time proportional to n) through the first linear point.
 
     Book: :ref:`sec-foundations-linear`.
 
@@ -307,14 +311,14 @@ def univariate_time_view(times: pd.DataFrame, *,
     """
     fig = Figure(figsize=figsize, layout="constrained")
     ax = fig.add_subplot()
-    styles = {"linear": ("-", "o"), "shortest-path": ("--", "s"), "auto": (":", "^")}
-    colours = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple"]
+    lines = {"linear": "-", "shortest-path": "--", "auto": "-."}
+    markers = ("o", "s", "^", "D", "v")
     for ci, (k, by_k) in enumerate(times.groupby("k", sort=True)):
         for algorithm, part in by_k.groupby("algorithm", sort=False):
-            line, marker = styles[str(algorithm)]
             part = part.sort_values("n")
-            ax.loglog(part["n"], part["seconds"], line, marker=marker,
-                      color=colours[ci % len(colours)], label=f"k = {k}, {algorithm}")
+            ax.loglog(part["n"], part["seconds"], lines[str(algorithm)],
+                      marker=markers[ci % len(markers)], color=f"C{ci % 10}",
+                      label=f"k = {k}, {algorithm}")
     lin = times[times["algorithm"] == "linear"].sort_values(["k", "n"])
     if len(lin):
         n0, t0 = float(lin["n"].iloc[0]), float(lin["seconds"].iloc[0])
@@ -323,4 +327,11 @@ def univariate_time_view(times: pd.DataFrame, *,
     ax.set_xlabel("number of values n")
     ax.set_ylabel("seconds (best of runs)")
     ax.legend(fontsize=8, ncol=2)
-    return fig
+    slowest = times.loc[times["seconds"].idxmax()] if len(times) else None
+    return set_alt_text(fig, "Seconds against the number of values n, on log-log scales, "
+                        f"for k = {', '.join(map(str, sorted(times['k'].unique())))} and "
+                        f"the passes {', '.join(map(str, times['algorithm'].unique()))}"
+                        + ("" if slowest is None else
+                           f"; the slowest run: {slowest['algorithm']} at n = "
+                           f"{int(slowest['n'])}, k = {int(slowest['k'])}, "
+                           f"{float(slowest['seconds']):.3g} s") + ".")

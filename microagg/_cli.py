@@ -138,7 +138,8 @@ def _protect_command(args: argparse.Namespace) -> int:
     params = method_params(args)
     columns = columns_arg(args.columns)
     choice = release_options(args, [f for f, fmt in zip((source, out), fmts, strict=True)
-                                    if fmt == "csv"])
+                                    if fmt == "csv"],
+                             csv_input=source if fmts == ("csv", "csv") else None)
     strata = check_options(args)
     if strata is not None:
         protect_by_strata(args, source, out, fmts, params, columns, strata, choice)

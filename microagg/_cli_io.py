@@ -406,12 +406,14 @@ def compression_of(out: Path | None) -> str | None:
 
 
 @contextmanager
-def open_output(path: str | Path, compression: str | None) -> Iterator[IO[str]]:
+def open_output(path: str | Path, compression: str | None, *, bom: bool = False
+                ) -> Iterator[IO[str]]:
     """A text file to write CSV to at ``path``, compressed as ``compression`` (a codec of
-    :data:`COMPRESSIONS`). The gzip header holds no name or time, so the same table
-    gives the same bytes."""
-    if compression is None:  # (UTF-8 everywhere, not the system's code page, as read)
-        with open(path, "w", encoding="utf-8", newline="") as fh:
+    :data:`COMPRESSIONS`), in UTF-8, starting with its byte-order mark if ``bom``. The
+    gzip header holds no name or time, so the same table gives the same bytes."""
+    encoding = "utf-8-sig" if bom else "utf-8"  # (not the system's code page: as read)
+    if compression is None:
+        with open(path, "w", encoding=encoding, newline="") as fh:
             yield fh
         return
     if compression == "gzip":
@@ -432,7 +434,7 @@ def open_output(path: str | Path, compression: str | None) -> Iterator[IO[str]]:
 
         raw, binary = None, zstandard.open(path, "wb")
     try:
-        with io.TextIOWrapper(binary, encoding="utf-8", newline="") as fh:
+        with io.TextIOWrapper(binary, encoding=encoding, newline="") as fh:
             yield fh
     finally:
         if raw is not None:
@@ -473,7 +475,7 @@ def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv
                 table = _as_read(table, types, changed)
             pa.parquet.write_table(table, tmp)
         else:
-            with open_output(tmp, compression_of(out)) as fh:
+            with open_output(tmp, compression_of(out), bom=dialect.bom) as fh:
                 in_dialect(df, dialect).to_csv(fh, index=False, sep=dialect.delimiter,
                                                decimal=dialect.decimal, lineterminator="\n",
                                                header=written_header(df.columns, blank))

@@ -9,6 +9,7 @@ on standard error (:func:`shows_progress`, :func:`bars`, :func:`stages`).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ._cli_io import compression_of, csv_dialect, list_arg
-from ._csv import COMPRESSED, DEFAULT_DIALECT, CsvDialect
+from ._csv import COMPRESSED, DEFAULT_DIALECT, CsvDialect, starts_with_bom
 from ._release import Roles
 from ._stream import file_format
 
@@ -65,13 +66,17 @@ def add_release_options(m: argparse.ArgumentParser, command: str = "protect") ->
     m.add_argument("--na", metavar="TEXT[,TEXT]", help=helps["na"])
 
 
-def release_options(args: argparse.Namespace, csv_files: Sequence[Path | None]
-                    ) -> ReleaseChoice:
+def release_options(args: argparse.Namespace, csv_files: Sequence[Path | None], *,
+                    csv_input: Path | None = None) -> ReleaseChoice:
     """What the options say of the release; ``csv_files``: the run's CSV files (``None``:
-    standard input or output), whose names may say the delimiter."""
+    standard input or output), whose names may say the delimiter; ``csv_input``: the
+    input, if a CSV file, whose byte-order mark a CSV release repeats."""
+    dialect = csv_dialect(args, csv_files)
+    if starts_with_bom(csv_input):
+        dialect = dataclasses.replace(dialect, bom=True)
     return ReleaseChoice(keep=list_arg(args.keep, "--keep"), keep_rest=bool(args.keep_rest),
                          na=list_arg(args.na, "--na", what="missing-value text") or [],
-                         dialect=csv_dialect(args, csv_files))
+                         dialect=dialect)
 
 
 def print_roles(roles: Roles, err: Any, fmts: tuple[str, str]) -> None:

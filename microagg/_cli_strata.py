@@ -138,7 +138,7 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
                else frozenset()))
     with run_folder(out) as folder, _executor(args, folder) as (executor, window, remote), \
             atomic_target(out, folder, force=args.force) as tmp:
-        with _output(tmp, fmts[1], compression_of(out)) as target:
+        with _output(tmp, fmts[1], compression_of(out), choice.dialect.bom) as target:
             report = protect_stream(source, fmts[0], target, fmts[1], settings,
                                     executor=executor, window=window, remote=remote,
                                     progress=bars(args.progress), workdir=folder)
@@ -249,14 +249,15 @@ def _watch_parent(parent: int) -> None:
 
 
 @contextmanager
-def _output(tmp: str, fmt: str, compression: str | None) -> Iterator[Any]:
+def _output(tmp: str, fmt: str, compression: str | None, bom: bool) -> Iterator[Any]:
     """What the units are written to: the temporary file's name (Parquet), or the file
-    opened as text (CSV, compressed as the output's name says)."""
+    opened as text (CSV, compressed as the output's name says, with a byte-order mark if
+    ``bom``)."""
     if fmt == "parquet":
         yield tmp
     else:
         fh: IO[str]
-        with open_output(tmp, compression) as fh:
+        with open_output(tmp, compression, bom=bom) as fh:
             yield fh
 
 

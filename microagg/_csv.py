@@ -38,9 +38,9 @@ import pandas as pd
 from ._release import BLANK_HEADER, check_names
 from ._validate import number_objects
 
-__all__ = ["read_csv", "read_text_csv", "csv_error", "COMPRESSED", "CsvDialect", "DEFAULT_DIALECT",
-           "TAB_SEPARATED", "dialect_for", "in_dialect", "header_names", "blank_names",
-           "written_header"]
+__all__ = ["read_csv", "read_text_csv", "csv_error", "COMPRESSED", "BOM", "starts_with_bom",
+           "CsvDialect", "DEFAULT_DIALECT", "TAB_SEPARATED", "dialect_for", "in_dialect",
+           "header_names", "blank_names", "written_header"]
 
 #: The suffixes of a compressed CSV input (pandas reads them by the name).
 COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
@@ -67,11 +67,16 @@ class CsvDialect:
         a number written ``52,5`` is 52.5, and one holding a ``.`` (``1.234,5``) is a
         number with thousands separators, which microagg does not guess at
         (:func:`microagg._release.text_to_numbers`).
+    bom : bool
+        Whether the file starts with UTF-8's byte-order mark, as Excel's "CSV UTF-8"
+        does (without it Excel reads the file in the system's code page): a release is
+        written with one when its input has one (:func:`starts_with_bom`). Reading skips
+        it either way.
 
     Examples
     --------
     >>> CsvDialect(";", ",")
-    CsvDialect(delimiter=';', decimal=',')
+    CsvDialect(delimiter=';', decimal=',', bom=False)
     >>> CsvDialect("tab").delimiter
     '\\t'
     >>> CsvDialect(",", ",")
@@ -82,6 +87,7 @@ another delimiter, e.g. --delimiter ';'
 
     delimiter: str = ","
     decimal: str = "."
+    bom: bool = False
 
     def __post_init__(self) -> None:
         sep = _NAMED.get(str(self.delimiter).lower(), self.delimiter)
@@ -119,7 +125,7 @@ def dialect_for(delimiter: str | None, decimal: str, files: Any = ()) -> CsvDial
     >>> dialect_for(None, ".", ["survey.csv.gz"]).delimiter
     ','
     >>> dialect_for(";", ",", ["survey.tsv"])
-    CsvDialect(delimiter=';', decimal=',')
+    CsvDialect(delimiter=';', decimal=',', bom=False)
     >>> dialect_for(None, ".", ["survey.tsv", "protected.csv"])
     Traceback (most recent call last):
     ...
@@ -137,6 +143,41 @@ def dialect_for(delimiter: str | None, decimal: str, files: Any = ()) -> CsvDial
                          "with --delimiter tab or --delimiter ',' (delimiter= in Python), "
                          "or name the files alike")
     return CsvDialect("\t" if any(tabs) else ",", decimal)
+
+
+#: UTF-8's byte-order mark.
+BOM = b"\xef\xbb\xbf"
+
+
+def starts_with_bom(path: Path | None) -> bool:
+    """Whether the CSV file ``path`` starts with UTF-8's byte-order mark (read through its
+    compression for ``.gz``, ``.bz2``, ``.xz``); ``False`` for standard input (``None``),
+    a pipe, or a file it cannot read.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     excel = pathlib.Path(folder, "excel.csv")
+    ...     _ = excel.write_bytes(BOM + b"town,age\\n")
+    ...     starts_with_bom(excel), starts_with_bom(None)
+    (True, False)
+    """
+    if path is None:
+        return False
+    import bz2
+    import gzip
+    import lzma
+
+    opener: Any = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(
+        path.suffix.lower(), open)
+    if opener is open and (path.suffix.lower() in COMPRESSED or not path.is_file()):
+        return False  # (.zst, .zip: not looked into; a pipe is read once, by the run)
+    try:
+        with opener(path, "rb") as fh:
+            return bool(fh.read(len(BOM)) == BOM)
+    except (OSError, EOFError, lzma.LZMAError):
+        return False
 
 
 def _tab_separated(path: Path) -> bool:

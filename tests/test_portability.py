@@ -219,3 +219,26 @@ def test_a_broken_pipe_ends_quietly_where_sigpipe_has_no_name():
     os.close(write)
     assert done.returncode == 141, (done.stderr, time.perf_counter() - start)
     assert "Traceback" not in done.stderr and "Broken pipe" not in done.stderr
+
+
+@pytest.mark.parametrize("strata", [[], ["--strata", "town"]])
+@pytest.mark.parametrize("suffix", [".csv", ".csv.gz"])
+def test_an_excel_csv_s_byte_order_mark_is_kept(towns, tmp_path, capsys, strata, suffix):
+    """Excel's "CSV UTF-8" starts with a byte-order mark, without which Excel reads the
+    file in the system's code page (``Ã¼`` for ``ü``): a release of such a file starts
+    with one too, and passes its audit; a file without one gets none."""
+    import gzip
+
+    from microagg._csv import BOM
+
+    excel = tmp_path / "excel.csv"
+    excel.write_bytes(BOM + towns.read_bytes())
+    for source, marked in ((excel, True), (towns, False)):
+        out = tmp_path / f"out-{source.stem}{suffix}"
+        rc, _, err = run(["protect", source, "-k", 3, "-o", out, *strata], capsys)
+        assert rc == 0, err
+        data = out.read_bytes() if suffix == ".csv" else gzip.decompress(out.read_bytes())
+        assert data.startswith(BOM) == marked
+        assert data.removeprefix(BOM).startswith(b"town,")
+        rc, _, err = run(["audit", source, out, "-k", 3, *strata], capsys)
+        assert rc == 0, err

@@ -14,6 +14,7 @@ from .. import datasets, published
 from .._core import information_loss
 from .._defaults import IVMDAV
 from .._mdav import ivmdav, mdav_single
+from ..reproductions._mdav_family import PAPER_DATASETS, PAPER_KS
 from ._explorer import explorer
 from ._plotting import cvd_safe, set_alt_text, sizes_text
 
@@ -107,7 +108,7 @@ def _il_panel(right: Any, name: str | None, k: int, gamma: float, il_single: flo
     right.set_xlabel("information loss IL (%)")
     right.set_title(f"IL: IV-MDAV {il_iv - il_single:+.4f} points", fontsize=10)
     shown = [il_single, il_iv]
-    if name is not None and gamma == IVMDAV.gamma and k in (3, 4, 5, 10):
+    if name is not None and gamma == IVMDAV.gamma and k in PAPER_KS:
         try:
             pub = published.value("ivmdav", 1, name, "ivmdav", k, "IL")
         except ValueError:
@@ -157,7 +158,7 @@ def explore_ivmdav(*, dataset: str = "census", k: int = 3,
     >>> [(c.description, c.value) for c in box.children[:-1]]
     [('data set', 'tarragona'), ('k', 3), ('gamma', 1.16)]
     """
-    return explorer(ivmdav_view, {"dataset": ["tarragona", "census", "eia"], "k": [3, 4, 5, 10],
+    return explorer(ivmdav_view, {"dataset": list(PAPER_DATASETS), "k": list(PAPER_KS),
                                   "gamma": [1.0, IVMDAV.gamma, 1.4]},
                     value={"dataset": dataset, "k": k, "gamma": gamma},
                     live={"k": (2, 10, 1), "gamma": (0.0, 2.0, 0.02)},

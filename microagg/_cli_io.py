@@ -36,6 +36,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -53,6 +54,7 @@ from ._csv import (
     dialect_for,
     in_dialect,
     read_text_csv,
+    writing_options,
     written_header,
 )
 from ._defaults import GA, HYBRID, IVMDAV, MACROGROUP_SIZE, VMDAV
@@ -213,7 +215,8 @@ def check_name_length(out: Path) -> None:
     """Refuse an output name longer than its folder allows: in bytes (``PC_NAME_MAX``, else
     255) on POSIX systems, in UTF-16 characters (255) on Windows (NTFS, exFAT)."""
     if WINDOWS:
-        length, unit, limit = len(out.name.encode("utf-16-le")) // 2, "characters", 255
+        length = len(out.name.encode("utf-16-le", "surrogatepass")) // 2
+        unit, limit = "characters", 255
     else:
         length, unit = len(os.fsencode(out.name)), "bytes"
         limit = (os.pathconf(out.parent, "PC_NAME_MAX")
@@ -476,9 +479,9 @@ def write_table(df: pd.DataFrame, out: Path | None, stdout: Any, fmt: str = "csv
             pa.parquet.write_table(table, tmp)
         else:
             with open_output(tmp, compression_of(out), bom=dialect.bom) as fh:
-                in_dialect(df, dialect).to_csv(fh, index=False, sep=dialect.delimiter,
-                                               decimal=dialect.decimal, lineterminator="\n",
-                                               header=written_header(df.columns, blank))
+                in_dialect(df, dialect).to_csv(fh, index=False,
+                                               header=written_header(df.columns, blank),
+                                               **writing_options(df, dialect))
         check(tmp)
 
 
@@ -642,17 +645,60 @@ def copy_out(tmp: str, target: Any) -> None:
     """Copy the finished file ``tmp`` to ``target`` (standard output) byte for byte: its
     UTF-8 and its line ends as written, whatever the console's encoding and newline
     translation (Windows turns ``\n`` into ``\r\n``); a stream with no bytes below it
-    (``io.StringIO``) gets the text."""
-    target.flush()
-    buffer = getattr(target, "buffer", None)
-    if buffer is not None:
+    (``io.StringIO``) gets the text.
+
+    Every byte is written, however few a write takes (an unbuffered standard output, a
+    non-blocking pipe); a write that fails says that the reader holds part of a release
+    only (a closed reader, ``BrokenPipeError``, is left to end the run quietly)."""
+    if target is None:  # (python started with standard output closed: >&-)
+        raise OSError("standard output is closed, so the release has nowhere to go: give "
+                      "a file with -o, or run with standard output open")
+    size, sent = os.path.getsize(tmp), 0
+    try:
+        target.flush()
+        buffer = getattr(target, "buffer", None)
+        if buffer is None:
+            with open(tmp, encoding="utf-8", newline="") as fh:
+                shutil.copyfileobj(fh, target)
+            target.flush()
+            return
         with open(tmp, "rb") as fh:
-            shutil.copyfileobj(fh, buffer)
-        buffer.flush()
-        return
-    with open(tmp, encoding="utf-8", newline="") as fh:
-        shutil.copyfileobj(fh, target)
-    target.flush()
+            while chunk := fh.read(1 << 16):
+                sent += _write_all(buffer, chunk)
+        _flush_all(buffer)
+    except BrokenPipeError:
+        raise
+    except OSError as err:
+        raise OSError(f"cannot write the release to standard output ({err.strerror or err}): "
+                      f"{sent:,} of its {size:,} bytes went out, so the reader holds part of a "
+                      "release only; write it to a file with -o") from None
+
+
+def _write_all(buffer: Any, data: bytes) -> int:
+    """Write every byte of ``data`` to ``buffer``, waiting while a non-blocking stream is
+    full (a write returning ``None``, or ``BlockingIOError``); the bytes written."""
+    view = memoryview(data)
+    while view:
+        try:
+            n = buffer.write(view)
+        except BlockingIOError as err:
+            n = err.characters_written
+            time.sleep(0.01)
+        if n is None:
+            time.sleep(0.01)
+            continue
+        view = view[n:]
+    return len(data)
+
+
+def _flush_all(buffer: Any) -> None:
+    """``buffer.flush()``, waiting while a non-blocking stream is full."""
+    while True:
+        try:
+            buffer.flush()
+            return
+        except BlockingIOError:
+            time.sleep(0.01)
 
 
 #: Errors of a hard link that mean the file system has none (a FAT or exFAT drive, some
@@ -701,15 +747,27 @@ def publish(tmp: str, out: Path, *, force: bool = False) -> None:
             except OSError as err:
                 if err.errno not in _NO_HARD_LINKS:
                     raise
-                if os.path.lexists(out):  # no hard links here: check, then rename
-                    raise FileExistsError(errno.EEXIST, os.strerror(errno.EEXIST)) from None
-                os.rename(tmp, out)
+                _claim_then_replace(tmp, out)  # no hard links here
             else:
                 os.remove(tmp)
     except FileExistsError:
         raise FileExistsError(f"output file {out} exists (another run wrote it meanwhile?); "
                               "nothing was replaced: use --force to replace it, or choose "
                               "another name") from None
+
+
+def _claim_then_replace(tmp: str, out: Path) -> None:
+    """Publish ``tmp`` as ``out`` where neither ``renameat2`` nor a hard link is available
+    (a FAT or exFAT drive, some network shares): claim the name first with an exclusive
+    create, which fails if the name exists, then rename onto the (empty) claimed file, so
+    a file another run writes meanwhile is never replaced."""
+    fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # FileExistsError
+    os.close(fd)
+    try:
+        os.replace(tmp, out)
+    except BaseException:
+        os.remove(out)  # (our empty claim, not anyone's file)
+        raise
 
 
 def _rename_noreplace(tmp: str, out: Path) -> bool:

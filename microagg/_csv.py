@@ -40,7 +40,7 @@ from ._validate import number_objects
 
 __all__ = ["read_csv", "read_text_csv", "csv_error", "COMPRESSED", "BOM", "starts_with_bom",
            "CsvDialect", "DEFAULT_DIALECT", "TAB_SEPARATED", "dialect_for", "in_dialect",
-           "header_names", "blank_names", "written_header"]
+           "header_names", "blank_names", "written_header", "LINE_END", "writing_options"]
 
 #: The suffixes of a compressed CSV input (pandas reads them by the name).
 COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
@@ -203,6 +203,50 @@ def in_dialect(frame: pd.DataFrame, dialect: CsvDialect) -> pd.DataFrame:
             text = col.map(str).str.replace(".", dialect.decimal, regex=False)
             out.isetitem(j, text.where(col.notna(), None))
     return out
+
+
+#: Every CSV release ends its lines with this, on every system (pandas' default is the
+#: system's, ``\r\n`` on Windows): the same release is the same bytes everywhere.
+LINE_END = "\n"
+
+
+def writing_options(frame: pd.DataFrame, dialect: CsvDialect) -> dict[str, Any]:
+    """The options of ``to_csv`` that write ``frame`` in ``dialect``: its delimiter and
+    decimal mark, :data:`LINE_END`, and quotes where a value needs them. Python's CSV
+    writer quotes a value holding the delimiter, a quote or a line end, but not a carriage
+    return alone, which a reader takes for a line end; where a value (or a name) holds
+    one, every field is quoted.
+
+    Examples
+    --------
+    >>> import csv
+    >>> writing_options(pd.DataFrame({"a": ["x"]}), DEFAULT_DIALECT)["quoting"] == csv.QUOTE_MINIMAL
+    True
+    >>> writing_options(pd.DataFrame({"a": ["x\\ry"]}), DEFAULT_DIALECT)["quoting"] == csv.QUOTE_ALL
+    True
+    """
+    import csv
+
+    return {"sep": dialect.delimiter, "decimal": dialect.decimal, "lineterminator": LINE_END,
+            "quoting": csv.QUOTE_ALL if _holds_carriage_return(frame) else csv.QUOTE_MINIMAL}
+
+
+def _holds_carriage_return(frame: pd.DataFrame) -> bool:
+    if any("\r" in str(name) for name in frame.columns):
+        return True
+    for j in range(frame.shape[1]):
+        col = frame.iloc[:, j]
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            col = pd.Series(col.cat.categories, dtype=object)
+        elif pd.api.types.is_numeric_dtype(col.dtype) or not (
+                col.dtype == object or pd.api.types.is_string_dtype(col.dtype)):
+            continue
+        try:  # (the values that are text; others, such as Decimal objects, are not)
+            if col.str.contains("\r", regex=False, na=False).any():
+                return True
+        except AttributeError:  # no text at all
+            continue
+    return False
 
 
 def read_csv(source: Any, name: str, *, dialect: CsvDialect = DEFAULT_DIALECT, **options: Any

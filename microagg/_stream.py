@@ -73,6 +73,7 @@ from ._csv import (
     header_names,
     in_dialect,
     read_text_csv,
+    writing_options,
     written_header,
 )
 from ._methods import get_method
@@ -585,8 +586,7 @@ class _Output:
             frame = arrow_frame(table)
             in_dialect(frame, self.dialect).to_csv(
                 self.target, header=written_header(frame.columns, self.blank) if self.first
-                else False, index=False, sep=self.dialect.delimiter,
-                decimal=self.dialect.decimal, lineterminator="\n")
+                else False, index=False, **writing_options(frame, self.dialect))
         self.first = False
 
     def close(self) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ._defaults import IVMDAV, VMDAV
-from ._validate import as_matrix, check_count, check_k, check_real
+from ._validate import as_matrix, check_count, check_flag, check_k, check_real
 
 __all__ = ["mdav_reference", "mdav_single_reference", "vmdav_reference", "ivmdav_reference"]
 
@@ -273,6 +273,7 @@ def ivmdav_reference(X: Any, k: int, *, gamma: float = IVMDAV.gamma,
     X = as_matrix(X)
     k = check_k(k, X.shape[0])
     gamma = check_real(gamma, "gamma")  # (the options checked as microagg.ivmdav checks them)
+    self_neighbour = check_flag(self_neighbour, "self_neighbour")
     m = 2 * k if candidates is None else check_count(candidates, "candidates", k)
     labels = np.full(X.shape[0], -1, dtype=np.int64)
     remaining = np.arange(X.shape[0])

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -33,7 +34,7 @@ from ._methods import get_method
 from ._optimal import optimal_partition
 from ._timing import least_time
 from ._univariate import shortest_path
-from ._validate import as_labels, as_matrix, check_k
+from ._validate import as_labels, as_matrix, check_k, scale_exponent
 from .reproductions import paper_methods, paper_params
 
 __all__ = ["vmdav_first_group", "gamma_sweep", "timings", "engine_timings", "ga_vs_optimum",
@@ -338,11 +339,18 @@ def split_close_pairs(X: Any, macro: Any, radius: float) -> tuple[np.ndarray, np
         raise ValueError(f"radius must be positive, got {radius}")
     from scipy.spatial import cKDTree
 
-    # candidates from a k-d tree (a hair beyond the radius), then each pair's distance
-    # from its own differences: exact far from zero, where |a|^2 + |b|^2 - 2ab is not
-    pairs = cKDTree(arr).query_pairs(radius * (1 + 1e-9), output_type="ndarray")
+    # data and radius times one power of two (exact), so that no square overflows; then
+    # candidates from a k-d tree (a hair beyond the radius), and each pair's distance from
+    # its own differences: exact far from zero, where |a|^2 + |b|^2 - 2ab is not
+    e = scale_exponent(arr)
+    arr, r = np.ldexp(arr, e), math.ldexp(float(radius), e)
+    with np.errstate(over="ignore"):
+        r2 = np.square(np.float64(r))  # (inf for a radius beyond every distance)
+    pairs = cKDTree(arr).query_pairs(min(r * (1 + 1e-9), np.finfo(float).max),
+                                     output_type="ndarray")
     d2 = ((arr[pairs[:, 0]] - arr[pairs[:, 1]]) ** 2).sum(axis=1)
-    pairs = pairs[(d2 < radius**2) & (lab[pairs[:, 0]] != lab[pairs[:, 1]])]
+    close = d2 < r2 if r2 >= np.finfo(float).tiny else np.sqrt(d2) < r  # (r^2 underflows)
+    pairs = pairs[close & (lab[pairs[:, 0]] != lab[pairs[:, 1]])]
     pairs = pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
     return pairs[:, 0].astype(np.intp), pairs[:, 1].astype(np.intp)
 

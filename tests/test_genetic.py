@@ -442,3 +442,12 @@ def test_table2_cells_are_keyed_like_the_published_table() -> None:
     # MDAV on the fixed real data does not depend on the seed: both runs equal
     assert reproductions.run_values(row["ours_runs"])[0] == reproductions.run_values(
         row["ours_runs"])[1]
+
+
+def test_split_close_pairs_at_the_ends_of_the_float_range() -> None:
+    """No square overflows or underflows: huge values, a radius beyond every distance, and
+    a radius so small its square is 0 (duplicates are still closer than it)."""
+    assert split_close_pairs([[1e160], [0.0]], [0, 1], radius=1.0)[0].size == 0
+    assert split_close_pairs([[1e160], [1e160 + 1e145]], [0, 1], radius=1e146)[0].tolist() == [0]
+    assert split_close_pairs([[1.0], [0.0]], [0, 1], radius=1e200)[0].tolist() == [0]
+    assert split_close_pairs([[1.0], [1.0]], [0, 1], radius=1e-200)[0].tolist() == [0]

@@ -443,3 +443,24 @@ def test_the_oracles_refuse_options_the_fast_functions_refuse(oracle, options, m
         getattr(reference, oracle)(vmdav_example(), 3, **options)
     with pytest.raises(ValueError, match=message):
         getattr(ma, oracle.removesuffix("_reference"))(vmdav_example(), 3, **options)
+
+
+def test_the_oracle_refuses_a_self_neighbour_that_is_not_a_bool():
+    import microagg.reference as reference
+    from microagg.datasets import vmdav_example
+
+    for f in (reference.ivmdav_reference, ma.ivmdav):
+        with pytest.raises(TypeError, match="self_neighbour must be True or False"):
+            f(vmdav_example(), 3, self_neighbour="no")
+
+
+def test_the_engines_are_listed_without_docstrings():
+    """``python -OO`` drops docstrings, where the summaries come from."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-OO", "-c", "import microagg as ma; "
+                           "print(ma.list_engines()['name'].tolist())"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['indexed', 'loops', 'numpy']"

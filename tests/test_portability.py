@@ -242,3 +242,128 @@ def test_an_excel_csv_s_byte_order_mark_is_kept(towns, tmp_path, capsys, strata,
         assert data.removeprefix(BOM).startswith(b"town,")
         rc, _, err = run(["audit", source, out, "-k", 3, *strata], capsys)
         assert rc == 0, err
+
+
+def test_without_hard_links_the_name_is_claimed_before_the_rename(tmp_path, monkeypatch):
+    """A red team's race: the fallback checked that the name was free, then renamed (which
+    replaces on POSIX); a file another run wrote in between was lost. The name is now
+    claimed by an exclusive create first: another run cannot take it meanwhile, and one
+    that took it first is never replaced."""
+    monkeypatch.setattr(_cli_io, "_rename_noreplace", lambda tmp, out: False)
+
+    def no_link(src, dst):
+        raise OSError(errno.EINVAL, os.strerror(errno.EINVAL))
+
+    monkeypatch.setattr(os, "link", no_link)
+    tmp, out = tmp_path / "t", tmp_path / "out.csv"
+    replace = os.replace
+    seen = []
+
+    def replace_after_another_run_tries(src, dst):
+        try:  # another run, at this very moment, publishing under the same name
+            os.close(os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+            seen.append("took it")
+        except FileExistsError:
+            seen.append("refused")
+        replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace_after_another_run_tries)
+    tmp.write_text("ours\n", encoding="utf-8")
+    _cli_io.publish(str(tmp), out)
+    assert seen == ["refused"] and out.read_text(encoding="utf-8") == "ours\n"
+    theirs = tmp_path / "theirs.csv"  # a file that was there first is kept
+    theirs.write_text("theirs\n", encoding="utf-8")
+    tmp.write_text("ours\n", encoding="utf-8")
+    with pytest.raises(FileExistsError):
+        _cli_io.publish(str(tmp), theirs)
+    assert theirs.read_text(encoding="utf-8") == "theirs\n"
+
+
+class _Trickle(io.RawIOBase):
+    """A non-blocking, unbuffered standard output: takes at most 1,000 bytes a write, and
+    every other write none (``None``: it would block)."""
+
+    def __init__(self):
+        self.data, self.calls = bytearray(), 0
+
+    def writable(self):
+        return True
+
+    def write(self, b):
+        self.calls += 1
+        if self.calls % 2:
+            return None
+        taken = bytes(b[:1000])
+        self.data += taken
+        return len(taken)
+
+
+def test_standard_output_gets_every_byte_however_few_a_write_takes(tmp_path, monkeypatch):
+    monkeypatch.setattr(time, "sleep", lambda s: None)
+    data = b"".join(b"%d,%d\n" % (i, i * i) for i in range(20_000))
+    release = tmp_path / "output.csv"
+    release.write_bytes(data)
+
+    class Console:  # python -u: a text stream over an unbuffered, non-blocking file
+        def __init__(self):
+            self.buffer = _Trickle()
+
+        def flush(self):
+            pass
+
+    console = Console()
+    _cli_io.copy_out(str(release), console)
+    assert bytes(console.buffer.data) == data
+
+
+def test_a_failed_write_to_standard_output_says_the_release_is_partial(tmp_path):
+    release = tmp_path / "output.csv"
+    release.write_bytes(b"x\n" * 50_000)
+
+    class Full(io.RawIOBase):
+        def __init__(self):
+            self.taken = 0
+
+        def writable(self):
+            return True
+
+        def write(self, b):
+            if self.taken >= 65_536:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            self.taken += len(b)
+            return len(b)
+
+    class Console:
+        buffer = Full()
+
+        def flush(self):
+            pass
+
+    with pytest.raises(OSError, match=r"No space left on device\): 65,536 of its 100,000 "
+                                      "bytes went out, so the reader holds part of a release"):
+        _cli_io.copy_out(str(release), Console())
+    with pytest.raises(OSError, match="standard output is closed"):
+        _cli_io.copy_out(str(release), None)
+
+
+@pytest.mark.parametrize("strata", [[], ["--strata", "town"]])
+def test_a_value_holding_a_carriage_return_is_quoted(tmp_path, capsys, strata):
+    """With ``\\n`` line ends, Python's CSV writer leaves a value holding a lone ``\\r``
+    unquoted, and a reader splits its row there (the audit refused the release: twice the
+    rows). Such a release quotes every field."""
+    rows = "".join(f'{"AB"[i % 2]},{20 + i},"x\ry{i}"\n' for i in range(12))
+    source = tmp_path / "memo.csv"
+    source.write_bytes(("town,age,memo\n" + rows).encode())
+    out = tmp_path / "out.csv"
+    rc, _, err = run(["protect", source, "-k", 3, "-o", out, "--columns", "age", "--keep-rest",
+                      *strata], capsys)
+    assert rc == 0, err
+    back = pd.read_csv(out, dtype=str, keep_default_na=False)
+    assert sorted(back["memo"]) == sorted(f"x\ry{i}" for i in range(12))
+    assert run(["audit", source, out, "-k", 3, "--columns", "age", "--keep-rest", *strata],
+               capsys)[0] == 0
+    plain = tmp_path / "plain.csv"  # (and a release without one is quoted as before)
+    plain.write_bytes(source.read_bytes().replace(b"\r", b"-"))
+    assert run(["protect", plain, "-k", 3, "-o", tmp_path / "p.csv", "--columns", "age",
+                "--keep-rest", *strata], capsys)[0] == 0
+    assert b'"' not in (tmp_path / "p.csv").read_bytes()

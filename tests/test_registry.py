@@ -86,6 +86,21 @@ def test_quick_mode_is_the_only_switch(monkeypatch):
     assert ENTRIES["genetic-table2"].settings()["iterations"] < 10_000
 
 
+def test_settings_are_those_a_run_uses(monkeypatch):
+    """``reproductions.settings(name)``: the public view of an entry's settings."""
+    monkeypatch.delenv("MICROAGG_QUICK", raising=False)
+    for entry in ENTRIES.values():
+        assert reproductions.settings(entry.name) == entry.paper_settings
+        assert reproductions.settings(entry.name, quick=True) == entry.settings(quick=True)
+    got = reproductions.settings("genetic-table2")
+    got["seeds"] = ()  # (a copy: the registry is unchanged)
+    assert reproductions.settings("genetic-table2")["seeds"]
+    with pytest.raises(ValueError, match="unknown reproduction 'nope'; choose one of"):
+        reproductions.settings("nope")
+    with pytest.raises(TypeError, match="quick must be True or False"):
+        reproductions.settings("genetic-table2", quick="no")
+
+
 def test_heavy_tables_warn_without_numba_before_running(monkeypatch):
     """A reader on a plain install (no numba) who runs the GOMM or genetic chapter is told
     at once that the papers' settings take hours, why numba is off and how to reduce them;

@@ -323,9 +323,13 @@ def _execute_here(nb) -> dict:
     """Run the notebook's code in this process (quietly); return its global namespace."""
     os.environ.setdefault("MPLBACKEND", "Agg")
     env: dict = {"__name__": "__main__"}
-    with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp), \
-            contextlib.redirect_stdout(io.StringIO()):
-        exec(compile(_code_of(nb), "<notebook>", "exec"), env)  # noqa: S102 - our own notebooks
+    try:
+        with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp), \
+                contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(_code_of(nb), "<notebook>", "exec"), env)  # noqa: S102 - our own notebooks
+    finally:  # (plt.show() under Agg keeps a notebook's figures open; a kernel would end)
+        if "matplotlib.pyplot" in sys.modules:
+            sys.modules["matplotlib.pyplot"].close("all")
     return env
 
 
@@ -513,7 +517,8 @@ def check_c_otter_run(built: Built, rep: Report, timeout: int = 600) -> None:
         if not results.exists():
             rep.fail(f"(c) otter run wrote no results: {proc.stdout[-800:]}{proc.stderr[-800:]}")
             return
-        tests = [t for t in json.loads(results.read_text())["tests"] if "max_score" in t]
+        tests = [t for t in json.loads(results.read_text(encoding="utf-8"))["tests"]
+                 if "max_score" in t]
     if not tests:
         rep.fail("(c) otter run graded no question")
     for t in tests:
@@ -670,7 +675,7 @@ def grade(name: str, submission: Path, results: Path, out: Path = DEFAULT_OUT,
         last = [ln for ln in (proc.stdout + proc.stderr).splitlines() if ln.strip()][-1:]
         raise RuntimeError(f"otter run wrote no results for {submission.name}: "
                            f"{(last or ['(no output)'])[0][:300]}")
-    tests = [t for t in json.loads(found.read_text())["tests"] if "max_score" in t]
+    tests = [t for t in json.loads(found.read_text(encoding="utf-8"))["tests"] if "max_score" in t]
     return {t["name"]: (float(t["score"]), float(t["max_score"])) for t in tests}
 
 

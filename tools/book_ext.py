@@ -199,7 +199,7 @@ def _page_sizes(app: Any, exception: Exception | None) -> None:
         if html + images > PAGE_BUDGET:
             logger.warning(f"{docname}: {(html + images) / 2**20:.1f} MB, over the "
                            f"{PAGE_BUDGET / 2**20:.0f} MB page budget")
-    (out / "_static" / "page-sizes.json").write_text(json.dumps(rows, indent=1))
+    (out / "_static" / "page-sizes.json").write_text(json.dumps(rows, indent=1), encoding="utf-8")
     status = out / "chapters" / "status.html"
     if status.exists():
         table = "".join(f"<tr><td>{r['page']}</td><td>{r['html'] / 2**20:.2f}</td>"

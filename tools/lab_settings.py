@@ -344,7 +344,7 @@ def write_extension(share: Path, names: list[str], root: Path = ROOT) -> Path:
             "_build": {"load": "static/remoteEntry.js", "extension": "./extension"},
         },
     }
-    (folder / "package.json").write_text(json.dumps(package, indent=2) + "\n")
+    (folder / "package.json").write_text(json.dumps(package, indent=2) + "\n", encoding="utf-8")
     return folder
 
 
@@ -352,12 +352,12 @@ def main(prefix: Path, root: Path = ROOT) -> Path:
     """Write the settings overrides and the page extension into ``prefix``; return the former."""
     share = prefix / "share" / "jupyter"
     path = share / "lab" / "settings" / "overrides.json"
-    settings = json.loads(path.read_text()) if path.exists() else {}
+    settings = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     viewers = settings.setdefault(PLUGIN, {}).setdefault("defaultViewers", {})
     viewers.update(VIEWERS)
     viewers[FILE_TYPE] = "Editor"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(settings, indent=2) + "\n")
+    path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     write_extension(share, text_pages(root), root)
     return path
 

@@ -162,7 +162,7 @@ def main(argv: list[str]) -> int:
         print("usage: python tools/snapshot_outputs.py write", file=sys.stderr)
         return 2
     SNAPSHOT.parent.mkdir(parents=True, exist_ok=True)
-    SNAPSHOT.write_text(json.dumps(compute(), indent=1, sort_keys=True) + "\n")
+    SNAPSHOT.write_text(json.dumps(compute(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(f"wrote {SNAPSHOT}")
     return 0
 

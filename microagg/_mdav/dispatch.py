@@ -199,9 +199,15 @@ def list_engines() -> Any:
     """
     import pandas as pd
 
-    return pd.DataFrame([{"name": name, "summary": (module.__doc__ or "").strip()
-                          .splitlines()[0].split(": ", 1)[-1]}
+    return pd.DataFrame([{"name": name, "summary": _summary(module)}
                          for name, module in ENGINES.items()])
+
+
+def _summary(module: ModuleType) -> str:
+    """The first line of ``module``'s docstring after its name (empty under ``python -OO``,
+    which drops docstrings)."""
+    lines = (module.__doc__ or "").strip().splitlines()
+    return lines[0].split(": ", 1)[-1] if lines else ""
 
 
 def _engine_for(engine: str, arr: np.ndarray, method: str) -> ModuleType:

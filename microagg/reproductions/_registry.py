@@ -31,6 +31,7 @@ import pandas as pd
 
 from .._env import flag
 from .._jit import numba_enabled, numba_status
+from .._validate import check_flag
 
 __all__ = ["Entry", "KEYS", "QUICK_ENV", "CACHE_ENV", "quick_mode", "run_entry"]
 
@@ -98,7 +99,7 @@ class Entry:
 
     def settings(self, quick: bool | None = None) -> dict[str, Any]:
         """The settings a run uses: the paper's, or (quick mode) the reduced ones."""
-        quick = quick_mode() if quick is None else quick
+        quick = quick_mode() if quick is None else check_flag(quick, "quick")
         return {**self.paper_settings, **(self.quick_settings if quick else {})}
 
 

@@ -101,6 +101,24 @@ def test_settings_are_those_a_run_uses(monkeypatch):
         reproductions.settings("genetic-table2", quick="no")
 
 
+def test_the_gomm_runs_warn_without_numba_before_running(monkeypatch):
+    """The GOMM chapter's first heavy cell computes the runs behind its explorers (the
+    tables reuse them): it warns as the tables do, before any run starts."""
+    from microagg.reproductions import _entries, _registry
+
+    monkeypatch.delenv("MICROAGG_QUICK", raising=False)
+    monkeypatch.setattr(_registry, "numba_enabled", lambda: False)
+    started = []
+    monkeypatch.setattr(_entries, "_run", lambda settings, seed: started.append(seed))
+    with pytest.warns(RuntimeWarning, match="gomm-tables1-2 at the papers' settings takes "
+                      "hours"):
+        reproductions.gomm_reproduction()
+    assert started == [None]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        reproductions.gomm_reproduction(quick=True)
+
+
 def test_heavy_tables_warn_without_numba_before_running(monkeypatch):
     """A reader on a plain install (no numba) who runs the GOMM or genetic chapter is told
     at once that the papers' settings take hours, why numba is off and how to reduce them;

@@ -21,7 +21,7 @@ from ._gomm import (
     timing_cells,
 )
 from ._mdav_family import ivmdav_table1_cells, vmdav_example1_cells, vmdav_table1_cells
-from ._registry import Entry, run_entry
+from ._registry import Entry, run_entry, warn_if_slow
 from ._status import MIN_RUNS
 
 __all__ = ["ENTRIES", "get_entry", "run", "gomm_reproduction"]
@@ -246,4 +246,7 @@ def gomm_reproduction(*, seed: int | None = None, quick: bool | None = None) -> 
     GommReproduction
         The same object on every call with the same settings and seed.
     """
-    return _run(ENTRIES["gomm-tables1-2"].settings(quick), seed)
+    entry = ENTRIES["gomm-tables1-2"]
+    settings = entry.settings(quick)
+    warn_if_slow(entry, settings)  # (the same runs as the tables': hours without numba)
+    return _run(settings, seed)

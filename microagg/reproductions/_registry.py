@@ -33,7 +33,7 @@ from .._env import flag
 from .._jit import numba_enabled, numba_status
 from .._validate import check_flag
 
-__all__ = ["Entry", "KEYS", "QUICK_ENV", "CACHE_ENV", "quick_mode", "run_entry"]
+__all__ = ["Entry", "KEYS", "QUICK_ENV", "CACHE_ENV", "quick_mode", "run_entry", "warn_if_slow"]
 
 #: The one switch that lets nbval run the heaviest reproductions at reduced settings.
 QUICK_ENV = "MICROAGG_QUICK"
@@ -175,6 +175,15 @@ _SLOW = ("{name} at the papers' settings takes hours to days instead of minutes 
          "set MICROAGG_QUICK=1. Why numba is off: {status}")
 
 
+def warn_if_slow(entry: Entry, settings: dict[str, Any], *, stacklevel: int = 2) -> None:
+    """Warn (:class:`RuntimeWarning`) before a heavy entry (one with ``quick_settings``)
+    runs at the papers' settings without numba: it would take hours or days."""
+    if entry.quick_settings and settings == entry.paper_settings and not numba_enabled():
+        status = numba_status().removeprefix("off: ")
+        warnings.warn(_SLOW.format(name=entry.name, status=status), RuntimeWarning,
+                      stacklevel=stacklevel + 1)
+
+
 def run_entry(entry: Entry, *, quick: bool | None = None, progress: bool = True
               ) -> pd.DataFrame:
     """Our numbers for ``entry`` as a tidy frame, with the settings that ran in ``.attrs``.
@@ -187,9 +196,7 @@ def run_entry(entry: Entry, *, quick: bool | None = None, progress: bool = True
     in the ledger is computed once.
     """
     settings = entry.settings(quick)
-    if entry.quick_settings and settings == entry.paper_settings and not numba_enabled():
-        status = numba_status().removeprefix("off: ")
-        warnings.warn(_SLOW.format(name=entry.name, status=status), RuntimeWarning, stacklevel=2)
+    warn_if_slow(entry, settings, stacklevel=3)
     cached = _cache_file(entry, settings)
     if cached is not None and cached.exists():
         ours = pd.read_csv(cached, keep_default_na=False, na_values=[""],

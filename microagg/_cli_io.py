@@ -702,7 +702,7 @@ def _flush_all(buffer: Any) -> None:
 
 
 #: Errors of a hard link that mean the file system has none (a FAT or exFAT drive, some
-#: network shares): ``publish`` then checks the name and renames. (``ENOTSUP`` is
+#: network shares): ``publish`` then claims the name and renames onto it. (``ENOTSUP`` is
 #: ``EOPNOTSUPP`` on Linux, another number on macOS; Windows reports ``EINVAL``.)
 _NO_HARD_LINKS = frozenset({errno.EPERM, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", errno.EPERM),
                             errno.EMLINK, errno.EINVAL})

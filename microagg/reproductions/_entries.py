@@ -172,10 +172,8 @@ def settings(name: str, *, quick: bool | None = None) -> dict[str, Any]:
     --------
     >>> settings("genetic-table2", quick=False)["seeds"]
     (0, 1, 2, 3, 4, 5, 6, 7, 8, 9)
-    >>> settings("gomm-table9")
-    Traceback (most recent call last):
-    ...
-    ValueError: unknown reproduction 'gomm-table9'; choose one of [...]
+    >>> len(settings("genetic-table2", quick=False)["draws"])  # re-draws of the data
+    20
     """
     return dict(get_entry(name).settings(quick))
 

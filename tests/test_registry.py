@@ -119,6 +119,24 @@ def test_the_gomm_runs_warn_without_numba_before_running(monkeypatch):
         reproductions.gomm_reproduction(quick=True)
 
 
+def test_gomm_reproduction_warns_only_before_computing(monkeypatch):
+    """Once the runs are held (the GOMM chapter computes every seed's in its first heavy
+    cell, which warns), asking for them again computes nothing and says nothing."""
+    from microagg.reproductions import _entries, _gomm, _registry
+
+    monkeypatch.delenv("MICROAGG_QUICK", raising=False)
+    monkeypatch.setattr(_registry, "numba_enabled", lambda: False)
+    settings = _entries.ENTRIES["gomm-tables1-2"].settings(False)
+    held = object()
+    monkeypatch.setitem(_gomm._RUNS, _gomm._key(_gomm._kwargs(settings, 0)), held)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert reproductions.gomm_reproduction() is held
+    with pytest.warns(RuntimeWarning, match="takes hours"):  # seed 1 is not held
+        monkeypatch.setattr(_entries, "_run", lambda settings, seed: None)
+        reproductions.gomm_reproduction(seed=1)
+
+
 def test_heavy_tables_warn_without_numba_before_running(monkeypatch):
     """A reader on a plain install (no numba) who runs the GOMM or genetic chapter is told
     at once that the papers' settings take hours, why numba is off and how to reduce them;

@@ -13,6 +13,7 @@ from .._defaults import GA, GOMM
 from ._genetic import table1_cells, table2_cells
 from ._gomm import (
     GommReproduction,
+    _held,
     _run,
     adhoc_cells,
     best_grouping_cells,
@@ -246,5 +247,6 @@ def gomm_reproduction(*, seed: int | None = None, quick: bool | None = None) -> 
     """
     entry = ENTRIES["gomm-tables1-2"]
     settings = entry.settings(quick)
-    warn_if_slow(entry, settings)  # (the same runs as the tables': hours without numba)
+    if not _held(settings, seed):  # (the same runs as the tables': hours without numba)
+        warn_if_slow(entry, settings)
     return _run(settings, seed)

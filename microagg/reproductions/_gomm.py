@@ -290,6 +290,12 @@ def _run(settings: dict[str, Any], seed: int | None = None) -> GommReproduction:
     return _RUNS[key]
 
 
+def _held(settings: dict[str, Any], seed: int | None = None) -> bool:
+    """Whether this process holds the reproduction for ``seed`` (as :func:`_run` reads it)."""
+    seed = settings["seeds"][0] if seed is None else seed
+    return _key(_kwargs(settings, seed)) in _RUNS
+
+
 def _prefetch(settings: dict[str, Any]) -> None:
     """Compute the seeds not yet in this process, the ones after the first on the other cores.
 

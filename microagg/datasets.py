@@ -313,7 +313,7 @@ def standardized(name: str) -> np.ndarray:
     >>> standardized("census").shape
     (1080, 13)
     """
-    return _standardized(name.lower())
+    return _standardized(name.lower().replace("_", "-"))  # (load's spelling: one cache entry)
 
 
 # --------------------------------------------------------------------------------------

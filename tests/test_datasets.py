@@ -63,6 +63,14 @@ def test_load_returns_a_copy_and_accepts_spellings():
     assert datasets.load("WATER_TREATMENT").shape == (380, 38)
 
 
+def test_standardized_accepts_spellings_and_caches_one_array():
+    """``standardized`` reads a name as ``load`` does, and every spelling of a set shares
+    the one read-only array it caches."""
+    Z = datasets.standardized("water-treatment")
+    assert datasets.standardized("Water_Treatment") is Z
+    assert not Z.flags.writeable
+
+
 @pytest.mark.data
 def test_install_raw_copies_and_verifies(tmp_path):
     dest = datasets.install_raw(datasets.data_dir(), dest=tmp_path / "raw", names=["Tarragona.rda"])

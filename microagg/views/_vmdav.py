@@ -126,11 +126,12 @@ def vmdav_view(dataset: Any = "clustered 2-D", k: int = 3, *,
 
     Parameters
     ----------
-    gamma : float
-        V-MDAV's gain factor, ``>= 0``.
-    k : int
     dataset : str or array_like, shape (n, 2)
         ``"clustered 2-D"``, ``"scattered 2-D"`` or an array.
+    k : int
+        Minimum group size.
+    gamma : float
+        V-MDAV's gain factor, ``>= 0``.
     figsize : (float, float)
 
     Returns

@@ -207,15 +207,32 @@ def locate(fname: str, folder: str | os.PathLike[str] | None = None) -> tuple[Pa
                                 ) from None
 
 
+def _check_scheme(url: str) -> None:
+    """Refuse, before any request, an address that is not http(s) (``$MICROAGG_DATA_URL``)."""
+    from urllib.parse import urlsplit
+
+    if urlsplit(url).scheme.lower() not in ("http", "https"):
+        raise DataNotFoundError(
+            f"{ENV_URL}={os.environ.get(ENV_URL, '')!r} is not an http:// or https:// address, "
+            f"so {url} cannot be downloaded: set {ENV_URL} to the base URL of a mirror "
+            "(e.g. https://mirror.example/data/), or unset it to download from the sources")
+
+
 def _download(fname: str) -> Path:
     """Fetch ``fname`` into the cache with pooch (kept only if its SHA-256 matches)."""
     import pooch
+    import requests
 
     url, expected = file_url(fname), FILES[fname]["sha256"]
+    _check_scheme(url)
     try:
         path = pooch.retrieve(url, known_hash=f"sha256:{expected}", fname=fname,
                               path=cache_dir(), progressbar=False,
                               downloader=pooch.HTTPDownloader(timeout=60))
+    except requests.RequestException as err:  # (before ValueError: some are ValueErrors too)
+        raise DataNotFoundError(
+            f"could not download {fname} from {url} ({type(err).__name__}: {err}). "
+            + manual_route(fname)) from None
     except ValueError as err:  # pooch: the downloaded file's hash differs (it is deleted)
         raise DataNotFoundError(
             f"{fname} downloaded from {url} does not have the expected SHA-256 {expected}, "

@@ -248,3 +248,23 @@ def test_corrupted_source_is_not_copied_and_info_reports_checksums(tmp_path, cap
     assert "WRONG SHA-256" in lines["EIA.rda"]
     assert lines["CASCrefmicrodata.rda"].split()[0] == "ok"
     assert "missing" in lines["water-treatment.data"] or "ok" in lines["water-treatment.data"]
+
+
+# -- the fetcher's audit: each failure says what went wrong and how to fix it ----------------------
+
+@pytest.mark.parametrize("base", ["127.0.0.1:{port}/data", "ftp://127.0.0.1:{port}/data",
+                                  "file:///tmp/data"])
+def test_a_data_url_that_is_not_http_is_named_as_such(served, tiny, monkeypatch, base):
+    """A mirror's address without ``http://`` (or another scheme): the error says that the
+    variable is wrong (before: "downloaded ... does not have the expected SHA-256, so it
+    was not kept", though nothing was downloaded)."""
+    (served.www / TINY).write_bytes(TINY_BYTES)
+    port = served.url.split(":")[2].split("/")[0]
+    monkeypatch.setenv("MICROAGG_DATA_URL", base.format(port=port))
+    with pytest.raises(datasets.DataNotFoundError) as info:
+        datasets.fetch([TINY])
+    msg = str(info.value)
+    assert "MICROAGG_DATA_URL" in msg and "http" in msg and TINY in msg
+    assert "SHA-256" not in msg and "downloaded from" not in msg
+    assert served.requests == []
+    assert not served.cache.exists() or not any(served.cache.iterdir())

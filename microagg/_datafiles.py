@@ -37,25 +37,30 @@ ENV_URL, ENV_OFFLINE = "MICROAGG_DATA_URL", "MICROAGG_OFFLINE"
 _SDCMICRO = "https://raw.githubusercontent.com/sdcTools/sdcMicro/master/data/"
 _UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases/water-treatment/"
 
-#: Raw files: SHA-256, where they come from, and the URL they are downloaded from.
+#: Raw files: SHA-256, size in bytes (a download is stopped past it), where they come from,
+#: and the URL they are downloaded from.
 FILES: dict[str, dict[str, str]] = {
     "CASCrefmicrodata.rda": {
         "sha256": "147d0d7fa823a384e36c2297174560e32cdbe6e39803f22f797610fb1a2993d6",
+        "size": "23364",
         "source": "R package sdcMicro, file data/CASCrefmicrodata.rda (GPL-2+)",
         "url": _SDCMICRO + "CASCrefmicrodata.rda",
     },
     "EIA.rda": {
         "sha256": "8b61ceb0d1fa01d024bd62171655601abed62ff70a5e9e6fd550c43a1f76695e",
+        "size": "84252",
         "source": "R package sdcMicro, file data/EIA.rda (GPL-2+)",
         "url": _SDCMICRO + "EIA.rda",
     },
     "Tarragona.rda": {
         "sha256": "e83def0648be5e47eaf202b4dd60dd6981591d0858fd249817b9a2cc97cf2aef",
+        "size": "23860",
         "source": "R package sdcMicro, file data/Tarragona.rda (GPL-2+)",
         "url": _SDCMICRO + "Tarragona.rda",
     },
     "water-treatment.data": {
         "sha256": "8b97cf2244db2c8317d9d165a7a634cfc4cdfc7281eeed08125eca349237bcd0",
+        "size": "92480",
         "source": "UCI Machine Learning Repository, 'Water Treatment Plant' (Bejar, 1993)",
         "url": _UCI + "water-treatment.data",
     },
@@ -218,6 +223,42 @@ def _check_scheme(url: str) -> None:
             "(e.g. https://mirror.example/data/), or unset it to download from the sources")
 
 
+#: Seconds without a byte from the server before a download gives up.
+TIMEOUT = 60
+
+
+class _TooLong(Exception):
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"more than {limit} bytes")
+        self.limit = limit
+
+
+class _Bounded:
+    """pooch's HTTP downloader, stopped as soon as the body is longer than the file
+    (else a wrong mirror, or a server streaming forever, fills the disk before the
+    checksum refuses it)."""
+
+    def __init__(self, fname: str) -> None:
+        self.limit = int(FILES[fname].get("size", 1 << 30))
+        self.written = 0
+
+    def __call__(self, url: str, output_file: str, pooch_: object = None) -> None:
+        import pooch
+
+        with open(output_file, "w+b") as fh:
+            self.fh = fh
+            pooch.HTTPDownloader(timeout=TIMEOUT)(url, self, pooch_)
+
+    def write(self, chunk: bytes) -> None:  # (the downloader's file: counts as it writes)
+        self.written += len(chunk)
+        if self.written > self.limit:
+            raise _TooLong(self.limit)
+        self.fh.write(chunk)
+
+    def flush(self) -> None:
+        self.fh.flush()
+
+
 def _download(fname: str) -> Path:
     """Fetch ``fname`` into the cache with pooch (kept only if its SHA-256 matches)."""
     import pooch
@@ -228,11 +269,16 @@ def _download(fname: str) -> Path:
     try:
         path = pooch.retrieve(url, known_hash=f"sha256:{expected}", fname=fname,
                               path=cache_dir(), progressbar=False,
-                              downloader=pooch.HTTPDownloader(timeout=60))
+                              downloader=_Bounded(fname))
     except requests.RequestException as err:  # (before ValueError: some are ValueErrors too)
         raise DataNotFoundError(
             f"could not download {fname} from {url} ({type(err).__name__}: {err}). "
             + manual_route(fname)) from None
+    except _TooLong as err:
+        raise DataNotFoundError(
+            f"{url} sent more than {err.limit} bytes for {fname}, the reference file's size, "
+            "so it does not serve that file: the download was stopped and nothing was kept "
+            f"(a wrong {ENV_URL}?). " + manual_route(fname)) from None
     except ValueError as err:  # pooch: the downloaded file's hash differs (it is deleted)
         raise DataNotFoundError(
             f"{fname} downloaded from {url} does not have the expected SHA-256 {expected}, "

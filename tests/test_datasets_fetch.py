@@ -72,7 +72,8 @@ def served(tmp_path, monkeypatch):
 def tiny(monkeypatch):
     """A small extra entry in FILES, so the fetch mechanics need no real data."""
     sha = hashlib.sha256(TINY_BYTES).hexdigest()
-    monkeypatch.setitem(_datafiles.FILES, TINY, {"sha256": sha, "source": "a test file",
+    monkeypatch.setitem(_datafiles.FILES, TINY, {"sha256": sha, "size": str(len(TINY_BYTES)),
+                                                 "source": "a test file",
                                                  "url": "https://example.invalid/tiny.data"})
     return sha
 
@@ -267,4 +268,54 @@ def test_a_data_url_that_is_not_http_is_named_as_such(served, tiny, monkeypatch,
     assert "MICROAGG_DATA_URL" in msg and "http" in msg and TINY in msg
     assert "SHA-256" not in msg and "downloaded from" not in msg
     assert served.requests == []
+    assert not served.cache.exists() or not any(served.cache.iterdir())
+
+
+class _EndlessServer:
+    """Answers every GET with 200 and a body with no length, ``limit`` bytes long at most
+    (a mirror serving something else, say a big archive), counting the bytes sent."""
+
+    def __init__(self, limit: int) -> None:
+        self.sent = 0
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):  # quiet
+                pass
+
+            def do_GET(self):
+                self.send_response(200)
+                self.end_headers()
+                block = b"x" * 65536
+                try:
+                    while outer.sent < limit:
+                        self.wfile.write(block)
+                        outer.sent += len(block)
+                except OSError:  # the client hung up
+                    pass
+                self.close_connection = True
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/data"
+        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_a_body_longer_than_the_file_is_stopped_at_once(served, tiny, monkeypatch):
+    """The download stops as soon as the body is longer than the reference file, so a wrong
+    mirror (or a server streaming forever) cannot fill the disk (before: every byte was
+    written into the cache, then refused by its checksum)."""
+    endless = _EndlessServer(limit=64 << 20)
+    try:
+        monkeypatch.setenv("MICROAGG_DATA_URL", endless.url)
+        with pytest.raises(datasets.DataNotFoundError) as info:
+            datasets.fetch([TINY])
+    finally:
+        endless.close()
+    msg = str(info.value)
+    assert TINY in msg and f"{endless.url}/{TINY}" in msg and "bytes" in msg
+    assert endless.sent < 4 << 20, f"{endless.sent} bytes sent for a {len(TINY_BYTES)}-byte file"
     assert not served.cache.exists() or not any(served.cache.iterdir())

@@ -283,7 +283,15 @@ def _download(fname: str) -> Path:
         raise DataNotFoundError(
             f"{fname} downloaded from {url} does not have the expected SHA-256 {expected}, "
             f"so it was not kept ({err}). " + manual_route(fname)) from None
-    except Exception as err:  # network and HTTP errors, unsupported URLs, full disks
+    except OSError as err:  # the cache: a file, read-only, full (requests' are caught above)
+        cache = cache_dir()
+        why = ("is not a folder" if cache.exists() and not cache.is_dir() else
+               f"cannot be written ({err.strerror or err})")
+        raise DataNotFoundError(
+            f"could not keep {fname}: the download cache {cache} {why}. Set {ENV_CACHE} to a "
+            "folder you can write to (with room for a few hundred kB). " + manual_route(fname)
+        ) from None
+    except Exception as err:  # anything else the download raises
         raise DataNotFoundError(
             f"could not download {fname} from {url} ({type(err).__name__}: {err}). "
             + manual_route(fname)) from None

@@ -319,3 +319,43 @@ def test_a_body_longer_than_the_file_is_stopped_at_once(served, tiny, monkeypatc
     assert TINY in msg and f"{endless.url}/{TINY}" in msg and "bytes" in msg
     assert endless.sent < 4 << 20, f"{endless.sent} bytes sent for a {len(TINY_BYTES)}-byte file"
     assert not served.cache.exists() or not any(served.cache.iterdir())
+
+
+def test_a_cache_that_is_a_file_names_microagg_cache(served, tiny, tmp_path, monkeypatch):
+    """``MICROAGG_CACHE`` naming a file: the error says so and names the variable (before:
+    "could not download ... (NotADirectoryError: ... tmpXXXX)")."""
+    (served.www / TINY).write_bytes(TINY_BYTES)
+    afile = tmp_path / "afile"
+    afile.write_text("mine\n")
+    monkeypatch.setenv("MICROAGG_CACHE", str(afile))
+    with pytest.raises(datasets.DataNotFoundError) as info:
+        datasets.fetch([TINY])
+    msg = str(info.value)
+    assert TINY in msg and str(afile) in msg and "MICROAGG_CACHE" in msg
+    assert "not a folder" in msg and "could not download" not in msg
+    assert afile.read_text() == "mine\n"
+
+
+def test_a_read_only_cache_names_microagg_cache(served, tiny, monkeypatch):
+    """A cache folder that cannot be written (read-only file system, no permission, full):
+    the error names the folder and the fix, ``MICROAGG_CACHE`` (before: "could not
+    download ... (OSError: [Errno 30] ...)", as if the network had failed)."""
+    import errno
+    import tempfile
+
+    (served.www / TINY).write_bytes(TINY_BYTES)
+    served.cache.mkdir()
+    real = tempfile.NamedTemporaryFile
+
+    def read_only(*args, dir=None, **kwargs):
+        if dir is not None and str(dir).startswith(str(served.cache)):
+            raise OSError(errno.EROFS, "Read-only file system", str(dir))
+        return real(*args, dir=dir, **kwargs)
+
+    monkeypatch.setattr(tempfile, "NamedTemporaryFile", read_only)
+    with pytest.raises(datasets.DataNotFoundError) as info:
+        datasets.fetch([TINY])
+    msg = str(info.value)
+    assert TINY in msg and str(served.cache) in msg and "MICROAGG_CACHE" in msg
+    assert "Read-only file system" in msg and "could not download" not in msg
+    assert "Errno" not in msg

@@ -175,8 +175,12 @@ def sha256_of(path: Path) -> str:
     return h.hexdigest()
 
 
-def _verified(path: Path, fname: str) -> str:
-    """Check that ``path`` is the reference file ``fname``; return its SHA-256."""
+def _verified(path: Path, fname: str, replace: bool = False) -> str:
+    """Check that ``path`` is the reference file ``fname``; return its SHA-256.
+
+    ``replace``: the message says how to replace it (a file of the data folder)."""
+    fix = (f"`microagg data --download --dest {path.parent}` (or `--source FOLDER --dest "
+           f"{path.parent}`) replaces it. " if replace else "")
     if not path.is_file():
         raise DataNotFoundError(f"{path} is not a file (a folder?); expected the reference "
                                 f"file {fname}. " + manual_route(fname))
@@ -184,7 +188,7 @@ def _verified(path: Path, fname: str) -> str:
     if got != expected:
         raise DataNotFoundError(
             f"{path} has SHA-256 {got}, expected {expected}: it is not the reference file "
-            "(corrupted or a different version) and is not used. " + manual_route(fname))
+            "(corrupted or a different version) and is not used. " + fix + manual_route(fname))
     return got
 
 
@@ -196,17 +200,24 @@ def locate(fname: str, folder: str | os.PathLike[str] | None = None) -> tuple[Pa
     """
     local = Path(folder) if folder is not None else _local_dir()
     if local is not None and (local / fname).exists():
-        return local / fname, _verified(local / fname, fname)
+        return local / fname, _verified(local / fname, fname, replace=True)
+    looked = f"{local} or the cache {cache_dir()}" if local is not None else f"{cache_dir()}"
+    return _cached(fname, looked), FILES[fname]["sha256"]
+
+
+def _cached(fname: str, looked: str) -> Path:
+    """The verified copy of ``fname`` in the cache, downloaded if need be (``looked``: where
+    it was looked for, for the message)."""
     cached = cache_dir() / fname
-    looked = f"{local} or the cache {cache_dir()}" if local is not None else f"{cached.parent}"
     if _offline():
         if cached.exists():
-            return cached, _verified(cached, fname)
+            _verified(cached, fname)
+            return cached
         raise DataNotFoundError(
             f"reference data file {fname} not found in {looked}, and {ENV_OFFLINE} forbids "
             f"downloading it from {file_url(fname)}. " + manual_route(fname))
     try:
-        return _download(fname), FILES[fname]["sha256"]
+        return _download(fname)
     except DataNotFoundError as err:
         raise DataNotFoundError(f"reference data file {fname} not found in {looked}; {err}"
                                 ) from None
@@ -338,8 +349,13 @@ def install_files(source: str | os.PathLike[str] | None,
         expected, d = FILES[fname]["sha256"], dst / fname
         if d.is_file() and sha256_of(d) == expected:
             continue
-        if source is None:
-            s = fetch_files([fname])[fname]
+        if source is None:  # the data folder's copy if right, else the cache's (downloaded)
+            local = _local_dir()
+            here = local / fname if local is not None else None
+            if here is not None and here.is_file() and sha256_of(here) == expected:
+                s = here
+            else:  # (a wrong file there is not copied: the one in dst is being replaced)
+                s = _cached(fname, f"the cache {cache_dir()}")
         else:
             s = Path(source) / fname
             if not s.exists():

@@ -359,3 +359,24 @@ def test_a_read_only_cache_names_microagg_cache(served, tiny, monkeypatch):
     assert TINY in msg and str(served.cache) in msg and "MICROAGG_CACHE" in msg
     assert "Read-only file system" in msg and "could not download" not in msg
     assert "Errno" not in msg
+
+
+def test_download_dest_repairs_a_wrong_file_in_the_data_folder(served, tiny, tmp_path, capsys,
+                                                               monkeypatch):
+    """``microagg data --download --dest FOLDER`` replaces a wrong file there, also when
+    FOLDER is the data folder (``$MICROAGG_DATA``, the default ``--dest``), and a wrong file
+    in the data folder does not stop a download into another folder (before: both refused,
+    "... has SHA-256 ..., is not used", so the documented repair could not repair)."""
+    monkeypatch.setattr(_datafiles, "FILES", {TINY: _datafiles.FILES[TINY]})
+    (served.www / TINY).write_bytes(TINY_BYTES)
+    (served.empty / TINY).write_bytes(b"1,2,3\n")  # truncated by hand, say
+    other = tmp_path / "other"
+    assert main(["data", "--download", "--dest", str(other)]) == 0, capsys.readouterr().err
+    assert (other / TINY).read_bytes() == TINY_BYTES
+    assert main(["data", "--download", "--dest", str(served.empty)]) == 0, \
+        capsys.readouterr().err
+    assert (served.empty / TINY).read_bytes() == TINY_BYTES
+    (served.empty / TINY).write_bytes(b"1,2,3\n")
+    assert main(["data", "--download"]) == 2  # into the cache only: the wrong file shadows it
+    err = capsys.readouterr().err
+    assert f"--download --dest {served.empty}" in err and "SHA-256" in err

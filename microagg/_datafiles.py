@@ -23,6 +23,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -333,7 +334,8 @@ def install_files(source: str | os.PathLike[str] | None,
 
     A source file is hashed before it is copied; the copy is written to a temporary
     file in ``dest``, hashed again and only then renamed, so ``dest`` never holds an
-    unverified file written by us.
+    unverified file written by us; a file it replaces (another content under the same
+    name) is kept beside it (:func:`_keep_aside`).
     """
     dst = Path(dest) if dest is not None else _local_dir()
     if dst is None:
@@ -382,10 +384,32 @@ def _copy_verified(src: Path, dst: Path, fname: str) -> None:
         mask = os.umask(0)
         os.umask(mask)
         os.chmod(tmp, 0o666 & ~mask)  # as an ordinary new file (mkstemp makes it private)
+        if dst.is_dir() and not dst.is_symlink():
+            raise IsADirectoryError(f"{dst} is a folder, where the reference file {fname} "
+                                    "goes: move it away, or choose another --dest")
+        if dst.is_file() and not dst.is_symlink():  # (a link is replaced, its target kept)
+            _keep_aside(dst, fname)
         os.replace(tmp, dst)
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+
+
+def _keep_aside(path: Path, fname: str) -> None:
+    """Keep a file about to be replaced (not the reference file) as
+    ``NAME.replaced-<its SHA-256's first 12 digits>``, beside it, and say so."""
+    aside = path.with_name(f"{path.name}.replaced-{sha256_of(path)[:12]}")
+    if not aside.exists():
+        try:
+            os.link(path, aside)
+        except OSError:  # no hard links here: a copy
+            try:
+                shutil.copy2(path, aside)
+            except BaseException:
+                aside.unlink(missing_ok=True)
+                raise
+    warnings.warn(f"{path} was not the reference file {fname}: it is replaced by the "
+                  f"verified file, and kept as {aside}", stacklevel=4)
 
 
 def _remove_old_caches(folder: Path) -> None:

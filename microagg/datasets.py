@@ -168,7 +168,10 @@ def install_raw(source: str | os.PathLike[str] | None, *,
     Each source file is checked against its SHA-256 *before* it is copied; the
     copy goes to a temporary file in ``dest``, is checked again and only then
     renamed, so ``dest`` never holds an unverified file. Files already in ``dest``
-    with the right checksum are kept.
+    with the right checksum are kept; a file there with the same name but other
+    content is replaced, and kept beside it as ``NAME.replaced-<its SHA-256's first
+    12 digits>`` (with a warning). With ``source=None`` a wrong file in
+    :func:`data_dir` is not copied: the file is taken from the cache, or downloaded.
 
     Book: :ref:`chap-foundations`.
 

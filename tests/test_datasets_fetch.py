@@ -380,3 +380,24 @@ def test_download_dest_repairs_a_wrong_file_in_the_data_folder(served, tiny, tmp
     assert main(["data", "--download"]) == 2  # into the cache only: the wrong file shadows it
     err = capsys.readouterr().err
     assert f"--download --dest {served.empty}" in err and "SHA-256" in err
+
+
+def test_a_different_file_in_dest_is_kept_aside_not_lost(served, tiny, tmp_path, capsys,
+                                                          monkeypatch):
+    """A file of ``--dest`` with the reference file's name but other content is replaced by
+    the verified file, and kept beside it under a name with its own checksum, with a warning
+    (before: overwritten without a word)."""
+    monkeypatch.setattr(_datafiles, "FILES", {TINY: _datafiles.FILES[TINY]})
+    (served.www / TINY).write_bytes(TINY_BYTES)
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    mine = b"my own edited copy\n"
+    (dest / TINY).write_bytes(mine)
+    for _ in range(2):  # a second run has nothing to replace, and keeps the first's copy
+        assert main(["data", "--download", "--dest", str(dest)]) == 0
+        assert (dest / TINY).read_bytes() == TINY_BYTES
+        aside = dest / f"{TINY}.replaced-{hashlib.sha256(mine).hexdigest()[:12]}"
+        assert aside.read_bytes() == mine
+        assert sorted(p.name for p in dest.iterdir()) == sorted([TINY, aside.name])
+    err = capsys.readouterr().err
+    assert err.count("warning") == 1 and str(aside) in err and TINY in err

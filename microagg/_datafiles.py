@@ -152,6 +152,12 @@ def _offline() -> bool:
 def manual_route(fname: str) -> str:
     """How to obtain ``fname`` by hand (no ``make data`` outside the checkout)."""
     text = f"To get it by hand, download {file_url(fname)} ({FILES[fname]['source']}) and "
+    env = os.environ.get(ENV_DATA)
+    if env:  # the folder that is read (the checkout's data/raw is not, then)
+        folder = Path(env).expanduser()
+        return text + (f"put it in {folder}, the folder named by {ENV_DATA} (`microagg data "
+                       f"--source FOLDER --dest {folder}` copies it there from the folder "
+                       "FOLDER holding it and checks it). See data/README.md.")
     root = checkout_root()
     if root is not None:
         return text + (f"put it in {root / 'data' / 'raw'} (in this checkout `make data` "
@@ -283,9 +289,13 @@ def _download(fname: str) -> Path:
                               path=cache_dir(), progressbar=False,
                               downloader=_Bounded(fname))
     except requests.RequestException as err:  # (before ValueError: some are ValueErrors too)
+        network = ("No network from here? Behind a proxy, set HTTPS_PROXY (it is honoured); "
+                   "without network access, copy the files from a folder with `microagg data "
+                   "--source FOLDER`. " if isinstance(err, (requests.ConnectionError,
+                                                            requests.Timeout)) else "")
         raise DataNotFoundError(
             f"could not download {fname} from {url} ({type(err).__name__}: {err}). "
-            + manual_route(fname)) from None
+            + network + manual_route(fname)) from None
     except _TooLong as err:
         raise DataNotFoundError(
             f"{url} sent more than {err.limit} bytes for {fname}, the reference file's size, "

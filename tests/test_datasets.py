@@ -113,7 +113,7 @@ def test_bad_checksum_names_file_and_remedy(tmp_path, monkeypatch):
     msg = str(info.value)
     assert "EIA.rda" in msg and "SHA-256" in msg
     assert datasets.FILES["EIA.rda"]["sha256"] in msg
-    assert "make data" in msg
+    assert f"put it in {tmp_path}" in msg  # the folder read ($MICROAGG_DATA), not data/raw
 
 
 def test_install_raw_missing_source(tmp_path):

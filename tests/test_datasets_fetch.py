@@ -401,3 +401,25 @@ def test_a_different_file_in_dest_is_kept_aside_not_lost(served, tiny, tmp_path,
         assert sorted(p.name for p in dest.iterdir()) == sorted([TINY, aside.name])
     err = capsys.readouterr().err
     assert err.count("warning") == 1 and str(aside) in err and TINY in err
+
+
+def test_the_manual_route_names_the_folder_that_is_read(served, tiny):
+    """With ``$MICROAGG_DATA`` set, the error says to put the file there: not in the
+    checkout's data/raw, which is then not read (before: "put it in .../data/raw (in this
+    checkout `make data` copies it ...)")."""
+    with pytest.raises(datasets.DataNotFoundError) as info:
+        datasets.fetch([TINY])  # 404
+    msg = str(info.value)
+    assert f"put it in {served.empty}" in msg
+    assert "make data" not in msg and "data/raw" not in msg
+
+
+def test_a_network_failure_names_the_proxy_and_the_copy_from_a_folder(served, tiny,
+                                                                       monkeypatch):
+    """Connection refused: the message says where a proxy is set and how to copy the files
+    from a folder instead (before: only requests' text and the manual route)."""
+    monkeypatch.setenv("MICROAGG_DATA_URL", "http://127.0.0.1:9/nowhere")
+    with pytest.raises(datasets.DataNotFoundError) as info:
+        datasets.fetch([TINY])
+    msg = str(info.value)
+    assert "HTTPS_PROXY" in msg and "microagg data --source" in msg

@@ -356,7 +356,16 @@ def install_files(source: str | os.PathLike[str] | None,
     if source is not None and Path(source).exists() and not Path(source).is_dir():
         raise NotADirectoryError(f"the source {source} is a file: give the folder holding "
                                  "the reference data files (--source FOLDER), or --download")
-    dst.mkdir(parents=True, exist_ok=True)
+    if source is not None and not Path(source).exists():  # (before dst is made)
+        raise DataNotFoundError(
+            f"the source folder {source} does not exist, so {', '.join(_names(names))} "
+            "cannot be copied from it: give the folder holding the reference data files "
+            "(--source FOLDER), or download them (--download)")
+    try:
+        dst.mkdir(parents=True, exist_ok=True)
+    except OSError as err:  # under a file, read-only, ...
+        raise type(err)(f"cannot create the destination folder {dst} ({err.strerror}): "
+                        "choose a folder you can write to (--dest FOLDER)") from None
     for fname in _names(names):
         expected, d = FILES[fname]["sha256"], dst / fname
         if d.is_file() and sha256_of(d) == expected:
@@ -370,6 +379,10 @@ def install_files(source: str | os.PathLike[str] | None,
                 s = _cached(fname, f"the cache {cache_dir()}")
         else:
             s = Path(source) / fname
+            if s.is_symlink() and not s.exists():
+                raise DataNotFoundError(
+                    f"{s} is a broken symbolic link (to {os.readlink(s)}): point it at the "
+                    f"file {fname}, or remove it. " + manual_route(fname))
             if not s.exists():
                 there = (f"{d} is not the reference file and {source} has no {fname} to "
                          "replace it" if d.exists() else f"{fname} is in neither {source} "

@@ -423,3 +423,29 @@ def test_a_network_failure_names_the_proxy_and_the_copy_from_a_folder(served, ti
         datasets.fetch([TINY])
     msg = str(info.value)
     assert "HTTPS_PROXY" in msg and "microagg data --source" in msg
+
+
+def test_data_source_or_dest_that_cannot_be_used(served, tiny, tmp_path, capsys, monkeypatch):
+    """A ``--source`` that does not exist is named as such and no empty ``--dest`` is made
+    (before: "tiny.data is in neither SOURCE nor DEST", and DEST created); a ``--dest``
+    under a file, and a broken link in ``--source``, are named with the fix (before:
+    "[Errno 20] Not a directory", "is in neither")."""
+    monkeypatch.setattr(_datafiles, "FILES", {TINY: _datafiles.FILES[TINY]})
+    missing, dest = tmp_path / "typo", tmp_path / "dest"
+    assert main(["data", "--source", str(missing), "--dest", str(dest)]) == 2
+    err = capsys.readouterr().err
+    assert f"the source folder {missing} does not exist" in err and "--download" in err
+    assert not dest.exists()
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    source = tmp_path / "source"
+    source.mkdir()
+    (source / TINY).write_bytes(TINY_BYTES)
+    assert main(["data", "--source", str(source), "--dest", str(afile / "sub")]) == 2
+    err = capsys.readouterr().err
+    assert str(afile / "sub") in err and "--dest" in err and "Errno" not in err
+    (source / TINY).unlink()
+    (source / TINY).symlink_to(tmp_path / "gone")
+    assert main(["data", "--source", str(source), "--dest", str(dest)]) == 2
+    err = capsys.readouterr().err
+    assert "broken" in err and str(tmp_path / "gone") in err

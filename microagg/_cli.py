@@ -311,14 +311,18 @@ def _parser() -> argparse.ArgumentParser:
     d = sub.add_parser("data", parents=[common],
                        help="copy or download the reference data sets, verified",
                        description="Copy the reference data files from a folder (or download "
-                       "them) and check each SHA-256 before it lands in the destination.")
+                       "them) and check each SHA-256 before it lands in the destination; a "
+                       "file there with other content is replaced and kept beside it as "
+                       "NAME.replaced-<sha>. Downloads honour HTTPS_PROXY, MICROAGG_DATA_URL "
+                       "(a mirror), MICROAGG_CACHE and MICROAGG_OFFLINE=1 (none).")
     d.add_argument("--source", default=None,
                    help="folder holding the files as obtained (default: ../shared/data/raw)")
     d.add_argument("--download", action="store_true",
                    help="download missing files from their public sources into the user's "
                    "cache (and copy them into --dest if given)")
     d.add_argument("--dest", default=None,
-                   help="target folder (default: $MICROAGG_DATA, else data/raw of the checkout)")
+                   help="target folder (default: $MICROAGG_DATA, else data/raw of the "
+                   "checkout; with --download, none: the files stay in the cache)")
     d.set_defaults(func=_data_command)
 
     _protect_parser(sub, common)

@@ -32,7 +32,7 @@ def test_info_and_data(tmp_path, capsys):
     assert main(["info"]) == 0
     assert "microagg" in capsys.readouterr().out
     assert main(["data", "--source", str(tmp_path / "nowhere"), "--dest", str(tmp_path)]) == 2
-    assert "CASCrefmicrodata.rda is in neither" in capsys.readouterr().err
+    assert f"the source folder {tmp_path / 'nowhere'} does not exist" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv", [["info"], ["reproduce", "genetic-table1"]])

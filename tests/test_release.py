@@ -780,6 +780,31 @@ def test_audit_api_names_each_failed_check():
     assert "['name'] are not in the input" in extra.failures[0]
 
 
+
+def test_the_audit_fails_a_group_one_row_short_of_k():
+    """The k-anonymity check at its boundary: groups of exactly k pass, one group of
+    k - 1 fails (a release checked only against groups of one would pass it)."""
+    df = pd.DataFrame({"age": [20.0, 21, 22, 23, 60, 61, 62, 63, 64]})
+    exact = df.assign(age=[21.0] * 3 + [42.5] * 6)  # groups of 3 and 6
+    assert ma.audit(df, exact, 3).passed and ma.audit(df, exact, 3).smallest == 3
+    short = df.assign(age=[20.5] * 2 + [48.0] * 7)  # groups of 2 and 7
+    res = ma.audit(df, short, 3)
+    assert res.smallest == 2
+    assert [f.split(":")[0] for f in res.failures] == ["k-anonymity"], res.failures
+    assert ma.audit(df, short, 2).passed
+
+
+def test_an_index_kept_on_purpose_must_hold_the_input_s_labels():
+    """A named index kept on purpose (keep=[its name]) passes when it holds the input's
+    labels; the same name over other values (raw incomes) fails the audit."""
+    table = _frame(30)
+    by_row = table.set_axis(pd.Index(np.arange(30) * 7 + 1000, name="row"))
+    release = ma.microaggregate(by_row, 3, columns=["x", "y"], keep=["income", "row"])
+    assert ma.audit(by_row, release, 3, keep=["income", "row"]).passed
+    leaky = release.set_axis(pd.Index(table["income"].to_numpy(), name="row"))
+    res = ma.audit(by_row, leaky, 3, keep=["income", "row"])
+    assert not res.passed and [f.split(":")[0] for f in res.failures] == ["index"], res.failures
+
 def test_the_audit_keeps_a_row_index_as_microaggregate_does(tmp_path, capsys):
     """Issue: a default release of a table whose first column counts its rows (or a CSV
     written by ``df.to_csv()``) failed the audit's defaults (k-anonymity and raw column):

@@ -254,6 +254,35 @@ def test_dask_sees_every_partition(tmp_path):
         ma.microaggregate(df, 3, strata="s")
 
 
+
+@pytest.mark.parametrize("numbers", ["ints", "durations"])
+def test_numbers_in_one_partition_and_words_in_another_are_refused(numbers):
+    """An object column holding numbers (Python ints, durations) in one part of the input
+    and words without digits in the other is numeric-like over the whole input, however it
+    is split: the combined profile says so, and Dask refuses the column when it plans the
+    release (a mutant that combined such parts into "text without digits" was caught only by
+    the task's own check at compute time)."""
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    import microagg.dask
+    from microagg._release import combine_profiles, profile_frame
+
+    rng = np.random.default_rng(0)
+    first = ([int(v) for v in rng.integers(10_000, 90_000, 20)] if numbers == "ints"
+             else list(pd.to_timedelta(rng.integers(1, 99, 20), unit="h")))
+    df = pd.DataFrame({"s": ["a", "b"] * 20, "x": rng.normal(size=40),
+                       "c": pd.Series(first + ["unknown"] * 20, dtype=object)})
+    assert profile_frame(df[["c"]])[0].numeric_like
+    for parts in ((df.iloc[:20], df.iloc[20:]), (df.iloc[20:], df.iloc[:20])):
+        combined = combine_profiles(profile_frame(part[["c"]]) for part in parts)[0]
+        assert combined.numeric_like, combined
+    # (kept as objects: Dask's default would turn them into text, digits and all)
+    with dask.config.set({"scheduler": "synchronous", "dataframe.convert-string": False}), \
+            pytest.raises(ValueError, match=r"'c'.*neither protected nor kept"):
+        microagg.dask.microaggregate(dd.from_pandas(df, npartitions=2, sort=False), 3,
+                                     strata="s").compute()
+
 def test_dask_task_checks_its_unit_when_it_runs(tmp_path):
     """Issue: a graph built on a CSV that then changes released a group of 1 at compute()."""
     dd = pytest.importorskip("dask.dataframe")
@@ -804,6 +833,17 @@ def test_an_index_kept_on_purpose_must_hold_the_input_s_labels():
     leaky = release.set_axis(pd.Index(table["income"].to_numpy(), name="row"))
     res = ma.audit(by_row, leaky, 3, keep=["income", "row"])
     assert not res.passed and [f.split(":")[0] for f in res.failures] == ["index"], res.failures
+
+
+def test_the_audit_names_the_input_column_a_released_column_copies():
+    """The raw-column check compares every released column with every input column: raw
+    incomes released in the place of ``y`` are named as the input's ``income``."""
+    df = _frame(30)
+    good = ma.microaggregate(df, 3, strata="s")
+    assert ma.audit(df, good, 3, strata="s").passed
+    res = ma.audit(df, good.assign(y=df["income"].to_numpy()), 3, strata="s")
+    assert "raw column: released column 'y' equals the input column 'income'" in [
+        f.split(", which")[0] for f in res.failures], res.failures
 
 def test_the_audit_keeps_a_row_index_as_microaggregate_does(tmp_path, capsys):
     """Issue: a default release of a table whose first column counts its rows (or a CSV

@@ -215,6 +215,29 @@ def test_units_read_from_many_record_batches_equal_the_in_memory_function(
     assert pa.default_memory_pool().backend_name == "system"
 
 
+
+@pytest.mark.parametrize("jobs", [[], ["--jobs", "2"]])
+def test_rows_within_a_merged_unit_are_written_in_input_order(tmp_path, capsys, jobs):
+    """Output order (as :mod:`microagg._stream` documents it): units in sorted stratum
+    order, rows within a unit in input order, also where a merged small stratum's one row
+    (id 10) sits just before its target's last row (id 11): read back from the temporary
+    file they come one step out of order (11, 10), which must still be undone."""
+    region = ["RA"] * 4 + ["RB"] * 3 + ["RA"] * 3 + ["RZ", "RA"]
+    x = [1.0, 1.2, 0.9, 1.1, 9.0, 9.2, 8.9, 1.3, 0.8, 1.05, 1.15, 0.95]
+    df = pd.DataFrame({"id": [chr(97 + i) for i in range(12)],  # (no digits: passed)
+                       "region": region, "x": x, "y": np.arange(12.0) ** 1.5})
+    src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    df.to_parquet(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", "--strata", "region", "--small-strata",
+                      "merge", "-o", out, *jobs], capsys)
+    assert rc == 0, err
+    assert "merged stratum region='RZ' (1 records) into region='RA'" in err, err
+    got = pd.read_parquet(out)
+    ra = [i for i, r in enumerate(region) if r != "RB"]
+    rb = [i for i, r in enumerate(region) if r == "RB"]
+    assert got["id"].tolist() == df["id"].iloc[ra + rb].tolist()
+    assert got["region"].tolist() == ["RA"] * len(ra) + ["RB"] * len(rb)
+
 def test_progress_bar_with_a_stratum_counter_on_stderr(tmp_path, capsys):
     src = tmp_path / "in.parquet"
     national().to_parquet(src, index=False)

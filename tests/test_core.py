@@ -33,6 +33,26 @@ def test_sse_sst_il_by_hand():
     assert ma.information_loss(X6, L6) == pytest.approx(1600.0 / 316.0)
 
 
+
+@pytest.mark.parametrize("strata", [None, "s"])
+def test_identical_records_lose_nothing_without_standardising(strata):
+    """SST = 0 (every record the same, possible only with standardize=False): nothing can be
+    lost, and the release reports IL = 0 (where information_loss refuses 0/0), with or
+    without strata."""
+    df = pd.DataFrame({"s": ["a"] * 3 + ["b"] * 3, "x": [7.0] * 6, "y": [-2.5] * 6})
+    out, info = ma.microaggregate(df, 3, standardize=False, strata=strata, return_info=True)
+    assert out[["x", "y"]].equals(df[["x", "y"]])
+    assert (info.sse, info.sst, info.information_loss) == (0.0, 0.0, 0.0)
+    if strata:
+        assert info.strata["information_loss"].tolist() == [0.0, 0.0]
+    with pytest.raises(ValueError, match="SST is zero"):
+        ma.information_loss(df[["x", "y"]], info.labels)
+    # standardised within a stratum whose records are all the same: its IL is 0 too
+    varied = df.assign(x=[7.0] * 3 + [1.0, 2.0, 4.0], y=[-2.5] * 3 + [0.0, 3.0, 1.0])
+    _, info = ma.microaggregate(varied, 3, strata="s", return_info=True)
+    assert info.strata.loc["a", "information_loss"] == 0.0
+    assert info.strata.loc["b", "information_loss"] == pytest.approx(100.0)
+
 def test_sse_of_singletons_is_zero_and_one_group_is_sst():
     assert ma.sse(X6, np.arange(6)) == 0.0
     assert ma.sse(X6, np.zeros(6, dtype=int)) == pytest.approx(ma.sst(X6))

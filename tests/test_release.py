@@ -845,6 +845,22 @@ def test_the_audit_names_the_input_column_a_released_column_copies():
     assert "raw column: released column 'y' equals the input column 'income'" in [
         f.split(", which")[0] for f in res.failures], res.failures
 
+
+def test_a_raw_flag_is_excused_only_if_k_anonymous_within_each_stratum():
+    """An unchanged 0/1 flag passes the raw-column check when each of its values is shared
+    by k rows within every stratum; one value held by 3 rows over the table but by 1 row
+    in stratum a is raw there, and is named."""
+    df = pd.DataFrame({"s": ["a"] * 6 + ["b"] * 6, "x": np.arange(12.0) ** 1.5,
+                       "flag": [1, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0]})
+    release = ma.microaggregate(df, 3, strata="s", columns=["x"], keep="flag")
+    res = ma.audit(df, release, 3, strata="s")  # (flag audited as protected: not kept)
+    assert [f.split(":")[0] for f in res.failures] == ["k-anonymity", "raw column"], res.failures
+    assert "released column 'flag' equals the input column 'flag'" in res.failures[1]
+    even = df.assign(flag=[1, 1, 1, 0, 0, 0] * 2)
+    release = ma.microaggregate(even, 3, strata="s", columns=["x"], keep="flag")
+    res = ma.audit(even, release, 3, strata="s", columns=["x", "flag"])
+    assert res.passed, res.failures
+
 def test_the_audit_keeps_a_row_index_as_microaggregate_does(tmp_path, capsys):
     """Issue: a default release of a table whose first column counts its rows (or a CSV
     written by ``df.to_csv()``) failed the audit's defaults (k-anonymity and raw column):

@@ -181,6 +181,39 @@ def test_strata_of_unknown_categories_stay_unknown_in_the_metadata():
     assert result["s"].cat.categories.tolist() == ["a", "b"]
     assert result["s"].value_counts().to_dict() == {"a": 20, "b": 20}
 
+
+def _changing_source(df: pd.DataFrame):
+    """A one-partition Dask frame read from ``source["df"]`` each time it is computed."""
+    import dask
+
+    source = {"df": df}
+    ddf = dd.from_delayed([dask.delayed(lambda: source["df"])()], meta=df.iloc[:0])
+    return source, ddf
+
+
+def test_a_stratum_that_grew_since_the_plan_is_an_error():
+    """Rows added to a stratum between the call and compute() (still k or more): the unit
+    is not the one planned, an error, not a release of rows the plan never saw."""
+    df = pd.DataFrame({"region": ["A"] * 3 + ["B"] * 3, "x": np.arange(6.0)})
+    source, ddf = _changing_source(df)
+    lazy = microagg.dask.microaggregate(ddf, 3, strata="region")
+    source["df"] = pd.concat([df, pd.DataFrame({"region": ["A"], "x": [9.0]})],
+                             ignore_index=True)
+    with pytest.raises(ValueError, match=r"has 4 records when computed but 3 when planned"):
+        lazy.compute()
+
+
+def test_digits_in_a_passed_column_since_the_plan_are_an_error():
+    """A text column passed through (no digit when planned) that holds numbers when
+    computed (an SSN written in since) is refused by the task, not released raw."""
+    df = pd.DataFrame({"region": ["A"] * 3 + ["B"] * 3, "x": np.arange(6.0),
+                       "note": ["ok", "fine", "ok", "late", "ok", "fine"]})
+    source, ddf = _changing_source(df)
+    lazy = microagg.dask.microaggregate(ddf, 3, strata="region")
+    source["df"] = df.assign(note=["ok", "078-05-1120", "ok", "late", "ok", "fine"])
+    with pytest.raises(ValueError, match=r"\['note'\] .* do not have the role decided"):
+        lazy.compute()
+
 @pytest.mark.parametrize("strata", [[], ()])
 def test_dask_without_strata_says_what_to_call(strata):
     """microagg.dask works within strata; the in-memory function's "leave strata out" does

@@ -21,7 +21,6 @@ def test_protect_writes_k_anonymous_csv(tmp_path, capsys):
     assert "IL =" in capsys.readouterr().err
 
 
-
 @pytest.mark.parametrize("strata", [[], ["--strata", "s"]])
 def test_no_standardize_builds_the_groups_on_the_raw_values(tmp_path, capsys, strata):
     """``--no-standardize`` is ``standardize=False``: on raw values the column in large
@@ -45,6 +44,7 @@ def test_no_standardize_builds_the_groups_on_the_raw_values(tmp_path, capsys, st
         pd.testing.assert_frame_equal(got, want, check_dtype=False)
         released[standardize] = got
     assert not released[True].equals(released[False])
+
 
 def test_protect_reports_bad_input(tmp_path, capsys):
     src = tmp_path / "in.csv"

@@ -215,7 +215,6 @@ def test_units_read_from_many_record_batches_equal_the_in_memory_function(
     assert pa.default_memory_pool().backend_name == "system"
 
 
-
 @pytest.mark.parametrize("jobs", [[], ["--jobs", "2"]])
 def test_rows_within_a_merged_unit_are_written_in_input_order(tmp_path, capsys, jobs):
     """Output order (as :mod:`microagg._stream` documents it): units in sorted stratum
@@ -237,6 +236,7 @@ def test_rows_within_a_merged_unit_are_written_in_input_order(tmp_path, capsys, 
     rb = [i for i, r in enumerate(region) if r == "RB"]
     assert got["id"].tolist() == df["id"].iloc[ra + rb].tolist()
     assert got["region"].tolist() == ["RA"] * len(ra) + ["RB"] * len(rb)
+
 
 def test_progress_bar_with_a_stratum_counter_on_stderr(tmp_path, capsys):
     src = tmp_path / "in.parquet"

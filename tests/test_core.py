@@ -33,7 +33,6 @@ def test_sse_sst_il_by_hand():
     assert ma.information_loss(X6, L6) == pytest.approx(1600.0 / 316.0)
 
 
-
 @pytest.mark.parametrize("strata", [None, "s"])
 def test_identical_records_lose_nothing_without_standardising(strata):
     """SST = 0 (every record the same, possible only with standardize=False): nothing can be
@@ -52,6 +51,7 @@ def test_identical_records_lose_nothing_without_standardising(strata):
     _, info = ma.microaggregate(varied, 3, strata="s", return_info=True)
     assert info.strata.loc["a", "information_loss"] == 0.0
     assert info.strata.loc["b", "information_loss"] == pytest.approx(100.0)
+
 
 def test_sse_of_singletons_is_zero_and_one_group_is_sst():
     assert ma.sse(X6, np.arange(6)) == 0.0
@@ -233,8 +233,6 @@ def data_and_partition(draw, max_n: int = 30, max_p: int = 4, min_k: int = 1):
     k = draw(st.integers(min_k, n))
     seed = draw(st.integers(0, 2**32 - 1))
     return X, random_k_partition(n, k, np.random.default_rng(seed)), k
-
-
 
 
 @settings(max_examples=60, deadline=None)

@@ -166,7 +166,6 @@ def test_a_stratum_gone_from_a_shared_partition_is_an_error():
         lazy.compute()
 
 
-
 def test_strata_of_unknown_categories_stay_unknown_in_the_metadata():
     """A categorical strata column whose categories Dask does not know (``as_unknown``)
     keeps them unknown in the release's metadata: its placeholder is not cut to no
@@ -213,6 +212,7 @@ def test_digits_in_a_passed_column_since_the_plan_are_an_error():
     source["df"] = df.assign(note=["ok", "078-05-1120", "ok", "late", "ok", "fine"])
     with pytest.raises(ValueError, match=r"\['note'\] .* do not have the role decided"):
         lazy.compute()
+
 
 @pytest.mark.parametrize("strata", [[], ()])
 def test_dask_without_strata_says_what_to_call(strata):

@@ -156,6 +156,7 @@ def test_the_audit_with_columns_asks_about_every_other_numeric_column():
     assert ma.audit(df, safe.assign(income=df["income"]), 3, columns=["age"],
                     keep=["income"]).passed
 
+
 @pytest.mark.parametrize("first", ["F,52300,41", "F,,41", '"$52,300",x,41', "1980-03-01,½,12%"])
 def test_a_headless_csv_whose_first_record_holds_text_is_refused(tmp_path, capsys, first):
     """One text, empty, date or decorated field in the first record got past the check on
@@ -210,6 +211,7 @@ def test_a_csv_without_a_header_row_is_refused(tmp_path, capsys):
     # labels that are numbers, not text (an array's columns), are no record
     assert ma.microaggregate(pd.DataFrame(np.arange(18.0).reshape(9, 2)), 3).shape == (9, 2)
 
+
 @pytest.mark.parametrize("extra", [[], STRATA, [*STRATA, "--jobs", "2"]])
 def test_text_beyond_the_first_batch_is_seen_by_every_path(tmp_path, capsys, monkeypatch,
                                                            extra):
@@ -254,7 +256,6 @@ def test_dask_sees_every_partition(tmp_path):
         ma.microaggregate(df, 3, strata="s")
 
 
-
 @pytest.mark.parametrize("numbers", ["ints", "durations"])
 def test_numbers_in_one_partition_and_words_in_another_are_refused(numbers):
     """An object column holding numbers (Python ints, durations) in one part of the input
@@ -282,6 +283,7 @@ def test_numbers_in_one_partition_and_words_in_another_are_refused(numbers):
             pytest.raises(ValueError, match=r"'c'.*neither protected nor kept"):
         microagg.dask.microaggregate(dd.from_pandas(df, npartitions=2, sort=False), 3,
                                      strata="s").compute()
+
 
 def test_dask_task_checks_its_unit_when_it_runs(tmp_path):
     """Issue: a graph built on a CSV that then changes released a group of 1 at compute()."""
@@ -809,7 +811,6 @@ def test_audit_api_names_each_failed_check():
     assert "['name'] are not in the input" in extra.failures[0]
 
 
-
 def test_the_audit_fails_a_group_one_row_short_of_k():
     """The k-anonymity check at its boundary: groups of exactly k pass, one group of
     k - 1 fails (a release checked only against groups of one would pass it)."""
@@ -860,6 +861,7 @@ def test_a_raw_flag_is_excused_only_if_k_anonymous_within_each_stratum():
     release = ma.microaggregate(even, 3, strata="s", columns=["x"], keep="flag")
     res = ma.audit(even, release, 3, strata="s", columns=["x", "flag"])
     assert res.passed, res.failures
+
 
 def test_the_audit_keeps_a_row_index_as_microaggregate_does(tmp_path, capsys):
     """Issue: a default release of a table whose first column counts its rows (or a CSV

@@ -181,6 +181,22 @@ def test_loops_run_uncompiled_with_the_same_answers(name):
                               _loops_engine(name, X, k, **PARAMS[name]))
 
 
+def test_column_kernel_decides_as_the_readable_rounds():
+    """``mdav_columns`` (what the loops engine runs for MDAV) claims the decisions of the
+    readable ``loops.mdav_rounds`` with two groups a round, a branch no engine runs: the same
+    labels on awkward data (ties, duplicates), compiled and as plain Python."""
+    rng = np.random.default_rng(14)
+    for trial in range(40):
+        n = int(rng.integers(2, 300))
+        X = _awkward_data(rng, n, int(rng.integers(1, 8)))
+        k = int(rng.integers(1, min(n, 9) + 1))
+        want = _LOOPS.mdav_rounds(X, k, X.sum(axis=0), True)
+        assert np.array_equal(_COLUMNS.mdav_columns(X.T.copy(), k, X.sum(axis=0)), want), trial
+        if trial < 4:
+            plain = _uncompiled(_LOOPS.mdav_rounds)(X, k, X.sum(axis=0), True)
+            assert np.array_equal(plain, want), trial
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2 * _COLUMNS.INSERTION_SORT_MAX), st.integers(0, 2**32 - 1))
 def test_group_positions_are_sorted_compiled_and_plain(size, seed):

@@ -307,3 +307,25 @@ def test_column_names_on_several_levels_are_one_clear_error():
     flat = df.set_axis(["a_x", "a_y", "g_s"], axis=1)
     assert len(microagg.dask.microaggregate(dd.from_pandas(flat, npartitions=2), 3,
                                             strata="g_s").compute()) == 12
+
+
+def test_a_unit_whose_rows_arrive_out_of_order_is_protected_in_input_order(monkeypatch):
+    """The task sorts each unit's rows by input position before protecting them (MDAV's
+    ties go to the first record in input order), so rows that a shuffle delivers in another
+    order give the same release: here every partition reaches the task reversed."""
+    import dask
+
+    from microagg.dask import _engine
+
+    df = pd.DataFrame({"s": np.arange(120) % 2, "a": np.arange(120) % 5,
+                       "b": (np.arange(120) // 7) % 3})  # (ties everywhere)
+    ddf = dd.from_pandas(df, npartitions=3, sort=False)
+    protect = _engine._protect_partition
+    # in this process (the patch reaches no worker), even when the module's cluster is up
+    with dask.config.set({"scheduler": "sync", "dataframe.shuffle.method": "tasks"}):
+        want = microagg.dask.microaggregate(ddf, 4, strata="s").compute()
+        monkeypatch.setattr(_engine, "_protect_partition", lambda part, *args, **kwargs:
+                            protect(part.iloc[::-1], *args, **kwargs))
+        got = microagg.dask.microaggregate(ddf, 4, strata="s").compute()
+    pd.testing.assert_frame_equal(got, want)
+    assert want.sort_index().equals(ma.microaggregate(df, 4, strata="s"))

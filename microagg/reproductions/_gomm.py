@@ -280,10 +280,14 @@ def _key(kwargs: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(sorted(kwargs.items()))
 
 
+def _seed_kwargs(settings: dict[str, Any], seed: int | None) -> dict[str, Any]:
+    """:func:`_kwargs` for ``seed``, by default the first of ``settings["seeds"]``."""
+    return _kwargs(settings, settings["seeds"][0] if seed is None else seed)
+
+
 def _run(settings: dict[str, Any], seed: int | None = None) -> GommReproduction:
     """The reproduction for one seed (default: the first of ``settings["seeds"]``)."""
-    seed = settings["seeds"][0] if seed is None else seed
-    kwargs = _kwargs(settings, seed)
+    kwargs = _seed_kwargs(settings, seed)
     key = _key(kwargs)
     if key not in _RUNS:
         _RUNS[key] = _seed_run(kwargs)
@@ -292,8 +296,7 @@ def _run(settings: dict[str, Any], seed: int | None = None) -> GommReproduction:
 
 def _held(settings: dict[str, Any], seed: int | None = None) -> bool:
     """Whether this process holds the reproduction for ``seed`` (as :func:`_run` reads it)."""
-    seed = settings["seeds"][0] if seed is None else seed
-    return _key(_kwargs(settings, seed)) in _RUNS
+    return _key(_seed_kwargs(settings, seed)) in _RUNS
 
 
 def _prefetch(settings: dict[str, Any]) -> None:

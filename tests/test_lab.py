@@ -125,8 +125,12 @@ def _open(lab, name: str):
     page = lab["page"]
     page.goto(lab["url"](name))
     page.wait_for_selector(".jp-Document:not(.lm-mod-hidden)", timeout=120_000)
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget",
-                           timeout=60_000)
+    # The lab restores the last workspace first: the page closed by the previous test can be
+    # the current widget for a moment (CI once checked genetic.md's cells as ivmdav.md's).
+    page.wait_for_function("""name => {
+        const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+        return Boolean(w && w.context && w.context.path === name);
+    }""", arg=name, timeout=60_000)
     return page
 
 

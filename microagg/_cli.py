@@ -25,6 +25,7 @@ the signal's number (130 for Ctrl-C, 143 for SIGTERM). File handling and the met
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import signal
 import sys
@@ -160,6 +161,8 @@ def _protect_in_memory(args: argparse.Namespace, source: Path | None, out: Path 
     with stages(args.progress, _STAGES) as step:
         read = read_input(source, fmts[0], dialect)
         df = read.frame
+        if fmts == ("csv", "csv") and read.bom:  # (standard input's mark: known once read)
+            dialect = dataclasses.replace(dialect, bom=True)
         step()
         profiles = profile_frame(df, na=choice.na, text_numbers=fmts[0] == "csv",
                                  decimal=decimal)

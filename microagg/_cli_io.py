@@ -47,6 +47,7 @@ from typing import IO, Any
 import pandas as pd
 
 from ._csv import (
+    BOM,
     COMPRESSED,
     DEFAULT_DIALECT,
     CsvDialect,
@@ -54,6 +55,7 @@ from ._csv import (
     dialect_for,
     in_dialect,
     read_text_csv,
+    starts_with_bom,
     writing_options,
     written_header,
 )
@@ -256,6 +258,9 @@ class InputTable:
     frame: pd.DataFrame
     arrow_schema: Any = None
     blank: frozenset[str] = frozenset()
+    #: Whether a CSV input, standard input and pipes included, starts with UTF-8's
+    #: byte-order mark, which a CSV release then repeats.
+    bom: bool = False
 
     @property
     def stored_index(self) -> list[str]:
@@ -378,8 +383,10 @@ def read_input(path: Path | None, fmt: str = "csv", dialect: CsvDialect = DEFAUL
             return InputTable(arrow_frame(table), table.schema)
         except pa.ArrowException as err:
             raise ValueError(f"cannot read {name} as a Parquet file: {one_line(err)}") from None
+    bom = (source.getvalue().startswith(BOM) if isinstance(source, io.BytesIO)
+           else starts_with_bom(path))
     return InputTable(read_text_csv(source, name, dialect=dialect),
-                      blank=blank_names(source, name, dialect))
+                      blank=blank_names(source, name, dialect), bom=bom)
 
 
 #: Compressions of a CSV output, by the output's last suffix: the codec pandas names.

@@ -244,6 +244,26 @@ def test_an_excel_csv_s_byte_order_mark_is_kept(towns, tmp_path, capsys, strata,
         assert rc == 0, err
 
 
+@pytest.mark.parametrize("target", ["file", "-"])
+def test_a_byte_order_mark_on_standard_input_is_kept(towns, tmp_path, target):
+    """An Excel file piped in (``microagg protect - < excel.csv``) gave a release without
+    its byte-order mark (the dialect was chosen before standard input was read); its
+    release now starts with one too, written to a file or to standard output, and a
+    plain input still gets none."""
+    from microagg._csv import BOM
+
+    for data, marked in ((BOM + towns.read_bytes(), True), (towns.read_bytes(), False)):
+        out = tmp_path / f"out-{marked}.csv"
+        done = subprocess.run(
+            [sys.executable, "-m", "microagg", "protect", "-", "-k", "3",
+             "-o", str(out) if target == "file" else "-"],
+            input=data, capture_output=True, timeout=300)
+        assert done.returncode == 0, done.stderr.decode()
+        release = out.read_bytes() if target == "file" else done.stdout
+        assert release.startswith(BOM) == marked
+        assert release.removeprefix(BOM).startswith(b"town,")
+
+
 def test_without_hard_links_the_name_is_claimed_before_the_rename(tmp_path, monkeypatch):
     """A red team's race: the fallback checked that the name was free, then renamed (which
     replaces on POSIX); a file another run wrote in between was lost. The name is now

@@ -254,7 +254,8 @@ class _TooLong(Exception):
 class _Bounded:
     """pooch's HTTP downloader, stopped as soon as the body is longer than the file
     (else a wrong mirror, or a server streaming forever, fills the disk before the
-    checksum refuses it)."""
+    checksum refuses it); the file it writes gets the permissions of any new file
+    (pooch's temporary file is private)."""
 
     def __init__(self, fname: str) -> None:
         self.limit = int(FILES[fname].get("size", 1 << 30))
@@ -266,6 +267,7 @@ class _Bounded:
         with open(output_file, "w+b") as fh:
             self.fh = fh
             pooch.HTTPDownloader(timeout=TIMEOUT)(url, self, pooch_)
+        _as_new_file(output_file)
 
     def write(self, chunk: bytes) -> None:  # (the downloader's file: counts as it writes)
         self.written += len(chunk)
@@ -394,6 +396,14 @@ def install_files(source: str | os.PathLike[str] | None,
     return dst
 
 
+def _as_new_file(path: str | os.PathLike[str]) -> None:
+    """Give ``path`` the permissions of an ordinary new file (``0o666`` less the umask),
+    so that others sharing a data folder or cache can read it."""
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(path, 0o666 & ~mask)
+
+
 def _copy_verified(src: Path, dst: Path, fname: str) -> None:
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{fname}.", suffix=".part", dir=dst.parent)
@@ -404,9 +414,7 @@ def _copy_verified(src: Path, dst: Path, fname: str) -> None:
     try:
         shutil.copyfile(src, tmp)
         _verified(Path(tmp), fname)
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)  # as an ordinary new file (mkstemp makes it private)
+        _as_new_file(tmp)  # (mkstemp makes it private)
         if dst.is_dir() and not dst.is_symlink():
             raise IsADirectoryError(f"{dst} is a folder, where the reference file {fname} "
                                     "goes: move it away, or choose another --dest")

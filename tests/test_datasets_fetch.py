@@ -321,6 +321,21 @@ def test_a_body_longer_than_the_file_is_stopped_at_once(served, tiny, monkeypatc
     assert not served.cache.exists() or not any(served.cache.iterdir())
 
 
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+def test_a_downloaded_file_is_readable_as_any_new_file(served, tiny):
+    """pooch writes into a private temporary file (mode 0600), which it then moves into
+    the cache: a cache shared by a team was unreadable to all but the first user. The
+    file now has the mode of any new file (0666 less the umask)."""
+    (served.www / TINY).write_bytes(TINY_BYTES)
+    mask = os.umask(0o022)
+    try:
+        path = datasets.fetch([TINY])[TINY]
+    finally:
+        os.umask(mask)
+    assert path.read_bytes() == TINY_BYTES
+    assert path.stat().st_mode & 0o777 == 0o644
+
+
 def test_a_cache_that_is_a_file_names_microagg_cache(served, tiny, tmp_path, monkeypatch):
     """``MICROAGG_CACHE`` naming a file: the error says so and names the variable (before:
     "could not download ... (NotADirectoryError: ... tmpXXXX)")."""

@@ -514,7 +514,7 @@ def synthetic_clustered(n: int = 1000, p: int = 2, *, n_clusters: int | None = N
         synthetic3    500  10  (4, 6)        0.03
         ============  ===  ==  ============  ======
 
-        These are *re-creations*, tuned (:ref:`chap-vmdav` so
+        These are *re-creations* (:ref:`chap-vmdav`), tuned so
         that MDAV and V-MDAV show the qualitative picture of the paper's Table 1
         (a large V-MDAV gain at ``k = 3`` on sets 1 and 2 and at ``k = 4`` on
         set 3); they are not the paper's data and their numbers differ.

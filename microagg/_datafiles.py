@@ -368,6 +368,7 @@ def install_files(source: str | os.PathLike[str] | None,
     except OSError as err:  # under a file, read-only, ...
         raise type(err)(f"cannot create the destination folder {dst} ({err.strerror}): "
                         "choose a folder you can write to (--dest FOLDER)") from None
+    missing: list[str] = []  # (from a source folder: every file it cannot give, at once)
     for fname in _names(names):
         expected, d = FILES[fname]["sha256"], dst / fname
         if d.is_file() and sha256_of(d) == expected:
@@ -381,18 +382,29 @@ def install_files(source: str | os.PathLike[str] | None,
                 s = _cached(fname, f"the cache {cache_dir()}")
         else:
             s = Path(source) / fname
-            if s.is_symlink() and not s.exists():
-                raise DataNotFoundError(
-                    f"{s} is a broken symbolic link (to {os.readlink(s)}): point it at the "
-                    f"file {fname}, or remove it. " + manual_route(fname))
-            if not s.exists():
-                there = (f"{d} is not the reference file and {source} has no {fname} to "
-                         "replace it" if d.exists() else f"{fname} is in neither {source} "
-                         f"nor {dst}")
-                raise DataNotFoundError(f"{there}. " + manual_route(fname))
-            _verified(s, fname)
+            try:
+                if s.is_symlink() and not s.exists():
+                    raise DataNotFoundError(
+                        f"{s} is a broken symbolic link (to {os.readlink(s)}): point it at "
+                        f"the file {fname}, or remove it. " + manual_route(fname))
+                if not s.exists():
+                    there = (f"{d} is not the reference file and {source} has no {fname} "
+                             "to replace it" if d.exists() else f"{fname} is in neither "
+                             f"{source} nor {dst}")
+                    raise DataNotFoundError(f"{there}. " + manual_route(fname))
+                _verified(s, fname)
+            except DataNotFoundError as err:
+                missing.append(str(err))
+                continue
         _copy_verified(s, d, fname)
     _remove_old_caches(dst)
+    if len(missing) == 1:
+        raise DataNotFoundError(missing[0])
+    if missing:
+        raise DataNotFoundError(
+            f"{len(missing)} reference files could not be copied from {source} (the others "
+            f"are verified in {dst}): " + " ".join(f"({i}) {m}" for i, m in
+                                                   enumerate(missing, 1)))
     return dst
 
 

@@ -464,3 +464,24 @@ def test_data_source_or_dest_that_cannot_be_used(served, tiny, tmp_path, capsys,
     assert main(["data", "--source", str(source), "--dest", str(dest)]) == 2
     err = capsys.readouterr().err
     assert "broken" in err and str(tmp_path / "gone") in err
+
+
+def test_data_source_names_every_file_it_lacks_in_one_run(tiny, tmp_path, capsys, monkeypatch):
+    """A ``--source`` lacking several files named the first one only and stopped there, so
+    the files after it were not copied and each run found one more missing; one run now
+    copies every file it can and names every one it cannot (missing, not the reference
+    file), each with its fix."""
+    other, wrong = "other.data", "wrong.data"
+    entry = _datafiles.FILES[TINY]
+    monkeypatch.setattr(_datafiles, "FILES", {other: entry, TINY: entry, wrong: entry})
+    source, dest = tmp_path / "source", tmp_path / "dest"
+    source.mkdir()
+    (source / TINY).write_bytes(TINY_BYTES)
+    (source / wrong).write_bytes(b"not it\n")
+    assert main(["data", "--source", str(source), "--dest", str(dest)]) == 2
+    err = capsys.readouterr().err
+    assert "2 reference files could not be copied" in err, err
+    assert f"{other} is in neither" in err and f"{source / wrong} has SHA-256" in err
+    assert err.count("To get it by hand") == 2
+    assert (dest / TINY).read_bytes() == TINY_BYTES  # (listed after the missing one)
+    assert sorted(p.name for p in dest.iterdir()) == [TINY]

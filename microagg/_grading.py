@@ -20,7 +20,7 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from types import CodeType, FrameType
+from types import CodeType, FrameType, FunctionType
 from typing import Any
 
 __all__ = ["own_work", "case_seed", "SALT_ENV"]
@@ -104,8 +104,8 @@ def own_work(function: Callable[..., Any], *, allowed: Iterable[str] = ()) -> It
     AssertionError
         At the end of the block, if ``function`` called any ``microagg`` function not in
         ``allowed``; at its start, if ``function`` is not a Python function (a
-        ``functools.partial``, a compiled kernel) or is one of ``microagg``'s own
-        (``my_mdav = microagg.mdav``).
+        ``functools.partial``, a compiled kernel, a callable object, even one given a
+        ``__code__`` attribute) or is one of ``microagg``'s own (``my_mdav = microagg.mdav``).
 
     Notes
     -----
@@ -141,10 +141,13 @@ def own_work(function: Callable[..., Any], *, allowed: Iterable[str] = ()) -> It
     ['microagg.sse']
     """
     who = getattr(function, "__name__", repr(function))
-    code = getattr(function, "__code__", None)
-    if not isinstance(code, CodeType):  # a partial, a compiled kernel, a class, ...
+    # A function object, not whatever has a ``__code__`` (a numba dispatcher has its
+    # py_func's; a partial or an instance can be given one): those call microagg with none
+    # of that code's frames on the stack.
+    if not isinstance(function, FunctionType):  # a partial, a compiled kernel, a class, ...
         raise AssertionError(f"{who} must be a function written in the notebook (def ...), "
                              f"got {function!r}")
+    code = function.__code__
     if _in_package(code):  # e.g. my_mdav = microagg.mdav
         raise AssertionError(f"{who} is {_name_of(code)} itself: the question asks you to "
                              "write it yourself (numpy only)")

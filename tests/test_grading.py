@@ -78,6 +78,38 @@ def test_microagg_s_own_function_as_the_answer_fails_at_once(answer):
             pytest.fail("the block must not run")
 
 
+class _Borrowing:
+    """A callable object that calls microagg.mdav, carrying a notebook function's code."""
+
+    __code__ = _own_mdav.__code__
+
+    def __call__(self, X, k):
+        return microagg.mdav(X, k)
+
+
+def _disguised_partial():
+    answer = functools.partial(microagg.mdav)
+    answer.__code__ = _own_mdav.__code__  # (a partial takes any attribute)
+    return answer
+
+
+def _object_mode_jit():
+    numba = pytest.importorskip("numba")
+    return numba.jit(forceobj=True)(_direct)  # (a dispatcher has its py_func's __code__)
+
+
+@pytest.mark.parametrize("make", [_Borrowing, _disguised_partial, _object_mode_jit],
+                         ids=["object-with-code", "partial-with-code", "numba-object-mode"])
+def test_a_callable_given_a_function_s_code_fails_at_once(make):
+    """Only a function object is watched: its code is what runs when it is called. A
+    callable carrying a function's ``__code__`` called microagg unseen (full marks): an
+    object, a partial given the attribute, a numba dispatcher compiled in object mode."""
+    answer = make()
+    with pytest.raises(AssertionError, match=r"must be a function written in the notebook"):
+        with own_work(answer):
+            pytest.fail("the block must not run")
+
+
 def test_allowed_calls_are_recorded_not_failed():
     with own_work(_through_helper, allowed=["mdav"]) as called:
         _through_helper(X, 3)

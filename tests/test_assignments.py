@@ -557,3 +557,52 @@ def test_an_instructor_s_variant_is_named_in_full(tmp_path: Path,
     with pytest.raises(SystemExit, match=r"'a2' names 2 master notebooks \(a2_mdav, "
                        r"a2_mdav_private\): give the full name"):
         A.masters(["a2"])
+
+
+def test_no_submission_stops_the_class(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """JSON that is no notebook (a list, ``"metadata": []``, ``"cells": 5``, otter's metadata
+    a string) and a submission named so that its results folder would be RESULTS, its parent
+    or grades.csv each get a one-line status; the others are graded and grades.csv is
+    written. Each of them stopped `make grade-all` for the whole class, with no table."""
+    import csv
+    import json
+    import subprocess
+
+    import nbformat
+
+    out = tmp_path / "build"
+    nb = nbformat.v4.new_notebook(metadata={"otter": {"assignment_name": "a2_mdav"}})
+    (out / "a2_mdav" / "student").mkdir(parents=True)
+    (out / "a2_mdav" / "autograder").mkdir()
+    nbformat.write(nb, out / "a2_mdav" / "student" / "a2_mdav.ipynb")
+    (out / "a2_mdav" / "autograder" / "a2_mdav-autograder.zip").write_bytes(b"")
+
+    def otter_run(cmd, cwd, **kwargs):  # (otter itself is not what this test is about)
+        tests = [{"name": "q1", "score": 3.0, "max_score": 3.0}]
+        Path(cwd, "results.json").write_text(json.dumps({"tests": tests}), encoding="utf-8")
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(A.subprocess, "run", otter_run)
+    subs = tmp_path / "course" / "submissions"
+    subs.mkdir(parents=True)
+    nbformat.write(nb, subs / "alice.ipynb")
+    no_notebooks = {"list": "[]",
+                    "meta": '{"cells": [], "metadata": [], "nbformat": 4, "nbformat_minor": 5}',
+                    "cells": '{"cells": 5, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}',
+                    "otter": '{"cells": [], "metadata": {"otter": "x"}, "nbformat": 4, '
+                             '"nbformat_minor": 5}'}
+    for who, text in no_notebooks.items():
+        (subs / f"{who}.ipynb").write_text(text, encoding="utf-8")
+    for who in ("grades.csv", ".", ".."):
+        nbformat.write(nb, subs / f"{who}.ipynb")
+    results = tmp_path / "course" / "results"
+    table = A.grade_all("a2_mdav", subs, results, out)
+    assert table.is_file()
+    with open(table, newline="") as fh:
+        rows = {r["student"]: r for r in csv.DictReader(fh)}
+    assert rows["alice"]["status"] == "graded" and rows["alice"]["autograded"] == "3"
+    for who in no_notebooks:
+        assert "is not a notebook that can be read" in rows[who]["status"], rows[who]
+    for who in ("grades.csv", ".", ".."):
+        assert "cannot be a results folder" in rows[who]["status"], rows[who]
+    assert not (results.parent / "results.json").exists()

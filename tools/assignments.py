@@ -684,12 +684,18 @@ def _with_metadata(submission: Path, name: str, student: Path, folder: Path) -> 
     ``name`` (from the student notebook ``student``) if it lost it."""
     import nbformat
 
-    try:
+    try:  # (JSON that is no notebook, a list or a "metadata": [], fails inside nbformat)
         nb = nbformat.read(submission, as_version=4)
-    except (ValueError, nbformat.ValidationError) as err:  # (NotJSONError is a ValueError)
+        nbformat.validate(nb)
+    except (ValueError, TypeError, AttributeError, KeyError,
+            nbformat.ValidationError) as err:  # (NotJSONError is a ValueError)
         raise ValueError(f"{submission} is not a notebook that can be read: "
-                         f"{str(err).splitlines()[0][:200]}") from None
-    found = nb.metadata.get("otter", {}).get("assignment_name")
+                         f"{(str(err).splitlines() or [type(err).__name__])[0][:200]}") from None
+    otter = nb.metadata.get("otter", {})
+    if not isinstance(otter, dict):
+        raise ValueError(f"{submission} is not a notebook that can be read: its otter "
+                         f"metadata is {type(otter).__name__}, not a mapping")
+    found = otter.get("assignment_name")
     if found == name:
         return submission
     if found is not None:
@@ -710,7 +716,8 @@ def grade_all(name: str, submissions: Path, results: Path, out: Path = DEFAULT_O
     class gets ``results/grades.csv``: one row per student with each autograded question's
     score, the total and the possible total, an empty ``manual`` column for the questions
     graded by hand, and ``status``: ``graded``, or why the notebook got no score (it ran too
-    long, it is another assignment's, ...), so that no student is missed. Returns the CSV.
+    long, it is another assignment's, it is no notebook, it is named ``grades.csv.ipynb``,
+    ...), so that no student is missed and no submission stops the class. Returns the CSV.
     """
     import csv
 
@@ -727,10 +734,14 @@ def grade_all(name: str, submissions: Path, results: Path, out: Path = DEFAULT_O
     if not found:
         raise FileNotFoundError(f"no student folder or notebook in {submissions}")
     results = Path(results).expanduser().resolve()
+    table = results / "grades.csv"
     rows = []
     for i, (student, notebooks) in enumerate(found.items(), 1):
         row: dict[str, Any] = {"student": student, "notebook": "", "status": "graded"}
         try:
+            if student in (".", "..", table.name):  # ("..ipynb", "grades.csv.ipynb")
+                raise ValueError(f"{student!r} cannot be a results folder (it is RESULTS, "
+                                 "its parent or the class table): rename the submission")
             if len(notebooks) != 1:
                 raise ValueError(f"{len(notebooks)} notebooks in the student's folder, not one")
             row["notebook"] = notebooks[0].name
@@ -740,12 +751,13 @@ def grade_all(name: str, submissions: Path, results: Path, out: Path = DEFAULT_O
             row["possible"] = f"{sum(p for _, p in scores.values()):g}"
         except (OSError, ValueError, RuntimeError) as err:  # (TimeoutError is an OSError)
             row["status"] = f"not graded: {err}"
+        except Exception as err:  # noqa: BLE001 - one student's notebook never stops the class
+            row["status"] = f"not graded: {type(err).__name__}: {str(err)[:300]}"
         print(f"[{i}/{len(found)}] {student}: {row.get('autograded', '-')} / "
               f"{row.get('possible', '-')} ({row['status']})", flush=True)
         rows.append(row)
     questions = sorted({k for r in rows for k in r if re.fullmatch(r"q\d+", k)},
                        key=lambda q: int(q[1:]))
-    table = results / "grades.csv"
     results.mkdir(parents=True, exist_ok=True)
     with open(table, "w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, ["student", "notebook", *questions, "autograded",

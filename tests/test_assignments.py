@@ -606,3 +606,36 @@ def test_no_submission_stops_the_class(tmp_path: Path, monkeypatch: pytest.Monke
     for who in ("grades.csv", ".", ".."):
         assert "cannot be a results folder" in rows[who]["status"], rows[who]
     assert not (results.parent / "results.json").exists()
+
+
+def test_a_timed_out_notebook_leaves_no_kernel_behind(built: dict[str, A.Built],
+                                                      tmp_path: Path) -> None:
+    """A cell stuck in compiled code that holds the GIL (here ``sum(range(10**18))``) ran on
+    after the timeout: killing ``otter run`` left its kernel spinning, a core lost for every
+    later student of the class. The run's processes are ended with it."""
+    import nbformat
+    import psutil
+
+    name = "a2_mdav"
+    pid_file = tmp_path / "kernel.pid"
+    nb = nbformat.read(built[name].student, as_version=4)
+    nb.cells.insert(1, nbformat.v4.new_code_cell(
+        f"import os\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\n"
+        "sum(range(10**18))"))
+    sub = tmp_path / "submissions" / "eve" / f"{name}.ipynb"
+    sub.parent.mkdir(parents=True)
+    nbformat.write(nb, sub)
+    out = built[name].zip.parents[2]
+    with pytest.raises(TimeoutError, match="took more than 30 s"):
+        A.grade(name, sub, tmp_path / "results", out, timeout=30)
+    assert pid_file.exists(), "the kernel did not reach the cell in 30 s: raise the timeout"
+    kernel = int(pid_file.read_text())
+    try:
+        gone, alive = psutil.wait_procs([psutil.Process(kernel)], timeout=5)
+    except psutil.NoSuchProcess:
+        alive = []
+    try:
+        assert not alive, f"the kernel {kernel} still runs after the timeout"
+    finally:
+        for proc in alive:
+            proc.kill()

@@ -627,6 +627,31 @@ def check(built: list[Built], jobs: int = 2, otter_run: set[str] | None = None) 
 #: How long ``otter run`` may take on one submission (a cell that never ends stops there).
 GRADE_TIMEOUT = 900
 
+#: Environment switch marking the processes of one grading run (see ``_stop_leftovers``).
+RUN_TAG = "MICROAGG_GRADING_RUN"
+
+
+def _stop_leftovers(tag: str) -> list[int]:
+    """Kill the processes a grading run left behind; return their ids.
+
+    Killing ``otter run`` at the timeout does not end its kernel (it runs in a session of
+    its own): a kernel stuck in compiled code that holds the GIL (``sum(range(10**18))``, a
+    numba loop) never sees its parent go and spins on, a core lost for every later student.
+    A notebook may also start processes of its own. Each carries the run's ``tag`` in
+    ``RUN_TAG`` (inherited from ``otter run``); one that cleared its environment escapes.
+    """
+    import psutil  # (installed with ipykernel, which otter runs the notebook in)
+
+    killed = []
+    for proc in psutil.process_iter():
+        try:
+            if proc.pid != os.getpid() and proc.environ().get(RUN_TAG) == tag:
+                proc.kill()
+                killed.append(proc.pid)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue
+    return killed
+
 
 def grade(name: str, submission: Path, results: Path, out: Path = DEFAULT_OUT,
           timeout: int = GRADE_TIMEOUT) -> dict[str, tuple[float, float]]:
@@ -659,16 +684,18 @@ def grade(name: str, submission: Path, results: Path, out: Path = DEFAULT_OUT,
     (results / "results.json").unlink(missing_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         graded = _with_metadata(submission, md.stem, student, Path(tmp))
+        tag = os.urandom(8).hex()
         try:
             proc = subprocess.run([_bin("otter"), "run", "-a", str(autograder), "-o",
                                    str(results), "--no-logo", str(graded)], cwd=results,
                                   capture_output=True, text=True, timeout=timeout,
-                                  env=_clean_env(str(results)))
+                                  env=dict(_clean_env(str(results)), **{RUN_TAG: tag}))
         except subprocess.TimeoutExpired:
             raise TimeoutError(f"grading {submission.name} took more than {timeout} s (a cell "
                                "that never ends?): nothing graded; run the notebook to find "
                                "the cell, or grade it by hand") from None
         finally:
+            _stop_leftovers(tag)
             shutil.rmtree(results / "no-data", ignore_errors=True)
     found = results / "results.json"
     if not found.exists():

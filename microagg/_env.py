@@ -39,6 +39,8 @@ TEST_SWITCHES = {
     "MICROAGG_PHASE1_LOGS": "folder of make test's phase-1 logs (nbval and the book build)",
     "MICROAGG_ASSIGNMENTS_OUT": "where make test builds the course assignments",
     "MICROAGG_SEEDS": "folder of the papers (default: ../shared/seeds)",
+    "MICROAGG_GRADING_RUN": "set by make grade, not by you: the tag of one grading run, whose "
+                            "processes are ended when it ends (tools/assignments.py)",
 }
 
 

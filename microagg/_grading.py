@@ -140,7 +140,7 @@ def own_work(function: Callable[..., Any], *, allowed: Iterable[str] = ()) -> It
     >>> called
     ['microagg.sse']
     """
-    who = getattr(function, "__name__", repr(function))
+    who = getattr(function, "__name__", "the answer")
     # A function object, not whatever has a ``__code__`` (a numba dispatcher has its
     # py_func's; a partial or an instance can be given one): those call microagg with none
     # of that code's frames on the stack.

@@ -512,7 +512,8 @@ def test_grading_a_class_records_why_a_notebook_got_no_score(built: dict[str, A.
     assert float(rows["ann"]["autograded"]) == float(rows["ann"]["possible"]) > 0
     assert rows["ben"]["status"].startswith("not graded: grading a2_mdav.ipynb took more than")
     assert "is assignment a3_vmdav" in rows["cy"]["status"]
-    assert rows["di"]["status"] == "not graded: 2 notebooks in the student's folder, not one"
+    assert rows["di"]["status"] == ("not graded: 2 notebooks for this student, not one: "
+                                    f"di/{name}.ipynb, di/{name}1.ipynb")
     assert all(rows[w]["autograded"] == "" for w in ("ben", "cy", "di"))
 
 
@@ -595,12 +596,22 @@ def test_no_submission_stops_the_class(tmp_path: Path, monkeypatch: pytest.Monke
         (subs / f"{who}.ipynb").write_text(text, encoding="utf-8")
     for who in ("grades.csv", ".", ".."):
         nbformat.write(nb, subs / f"{who}.ipynb")
+    # A folder and a notebook of the same name were one student, the folder's notebook
+    # silently dropped; JupyterLab's checkpoints folder was graded as a student.
+    (subs / "bob").mkdir()
+    nbformat.write(nb, subs / "bob" / "a2_mdav.ipynb")
+    nbformat.write(nb, subs / "bob.ipynb")
+    (subs / ".ipynb_checkpoints").mkdir()
+    nbformat.write(nb, subs / ".ipynb_checkpoints" / "alice-checkpoint.ipynb")
     results = tmp_path / "course" / "results"
     table = A.grade_all("a2_mdav", subs, results, out)
     assert table.is_file()
     with open(table, newline="") as fh:
         rows = {r["student"]: r for r in csv.DictReader(fh)}
     assert rows["alice"]["status"] == "graded" and rows["alice"]["autograded"] == "3"
+    assert rows["bob"]["status"] == ("not graded: 2 notebooks for this student, not one: "
+                                     "bob/a2_mdav.ipynb, bob.ipynb"), rows["bob"]
+    assert ".ipynb_checkpoints" not in rows
     for who in no_notebooks:
         assert "is not a notebook that can be read" in rows[who]["status"], rows[who]
     for who in ("grades.csv", ".", ".."):

@@ -752,12 +752,14 @@ def grade_all(name: str, submissions: Path, results: Path, out: Path = DEFAULT_O
     if not submissions.is_dir():
         raise FileNotFoundError(f"SUBMISSIONS {submissions} is not a folder (one folder, or "
                                 "one .ipynb, per student)")
-    found: dict[str, list[Path]] = {}
+    found: dict[str, list[Path]] = {}  # (alice/ and alice.ipynb: one student, two notebooks)
     for entry in sorted(submissions.iterdir()):
-        if entry.is_dir():
-            found[entry.name] = sorted(entry.glob("*.ipynb"))
+        if entry.is_dir() and entry.name.startswith("."):  # .ipynb_checkpoints, .git
+            print(f"skipped the hidden folder {entry.name}", flush=True)
+        elif entry.is_dir():
+            found.setdefault(entry.name, []).extend(sorted(entry.glob("*.ipynb")))
         elif entry.suffix == ".ipynb":
-            found[entry.stem] = [entry]
+            found.setdefault(entry.stem, []).append(entry)
     if not found:
         raise FileNotFoundError(f"no student folder or notebook in {submissions}")
     results = Path(results).expanduser().resolve()
@@ -770,7 +772,9 @@ def grade_all(name: str, submissions: Path, results: Path, out: Path = DEFAULT_O
                 raise ValueError(f"{student!r} cannot be a results folder (it is RESULTS, "
                                  "its parent or the class table): rename the submission")
             if len(notebooks) != 1:
-                raise ValueError(f"{len(notebooks)} notebooks in the student's folder, not one")
+                names = [str(p.relative_to(submissions)) for p in notebooks]
+                raise ValueError(f"{len(notebooks)} notebooks for this student, not one: "
+                                 f"{', '.join(names) or 'none'}")
             row["notebook"] = notebooks[0].name
             scores = grade(name, notebooks[0], results / student, out, timeout)
             row.update({q: f"{got:g}" for q, (got, _) in scores.items()})

@@ -503,13 +503,32 @@ def _hashes(col: pd.Series, reading: str, mark: str) -> Fingerprints:
     h_text = int(pd.util.hash_array(text.to_numpy(dtype=object)).sum(dtype=np.uint64))
     missing = col.isna().to_numpy(dtype=bool) | text.isin(MISSING_TEXT).to_numpy(dtype=bool)
     if typed:
-        readings = [col.to_numpy(dtype=float, na_value=np.nan)]  # (nullable ints too)
-    else:
-        readings = [decorated_numbers(text, reading)]
+        hashes = [_number_hash(col.to_numpy(dtype=float, na_value=np.nan), missing)]
+    else:  # (nullable ints too, above)
+        hashes = [_text_number_hash(text, missing,
+                                    lambda t: decorated_numbers(t, reading))]
         if not text.str.contains(reading, regex=False).any():  # (else none is plain there)
-            readings.append(text_to_numbers(text, "," if reading == "." else "."))
-    hashes = [_number_hash(nums, missing) for nums in readings]
+            other = "," if reading == "." else "."
+            hashes.append(_text_number_hash(text, missing,
+                                            lambda t: text_to_numbers(t, other)))
     return h_text, (hashes[0], hashes[-1] if len(hashes) > 1 else None), len(col)
+
+
+#: How many of a text column's first values are read before the whole column: one that is
+#: no number settles that the column has no such reading.
+_PROBE = 64
+
+
+def _text_number_hash(text: pd.Series, missing: np.ndarray,
+                      read: Any) -> int | None:
+    """:func:`_number_hash` of ``text`` read as numbers by ``read`` (value by value), or
+    None without reading the whole column when one of its first :data:`_PROBE` values
+    that are not missing is no number (a column of codes or words: reading a million of
+    them took most of an audit's time)."""
+    head = text[~missing].iloc[:_PROBE]
+    if len(head) and np.isnan(read(head)).any():
+        return None
+    return _number_hash(read(text), missing)
 
 
 def _number_hash(nums: np.ndarray, missing: np.ndarray) -> int | None:

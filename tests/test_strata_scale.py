@@ -17,6 +17,7 @@ import microagg as ma
 
 pa = pytest.importorskip("pyarrow")
 import pyarrow.ipc  # noqa: E402
+import pyarrow.parquet  # noqa: E402
 
 
 def _areas(n: int = 1200, size: int = 6) -> pd.DataFrame:
@@ -58,3 +59,21 @@ def test_a_new_spill_at_the_same_path_is_read_anew(tmp_path):
             w.write_table(table)
         assert _stream._read(spill, [0], ["x"]).column(0).to_pylist() == [float(rows)] * rows
     _stream.close_spill()
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_small_strata_share_parquet_row_groups(tmp_path, capsys, jobs):
+    """200 strata of 6 rows: one row group (a row group each made the file 6.7 times larger
+    and 20 times slower to read at 10,000 strata); the rows and their order unchanged."""
+    df = _areas()
+    src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
+    df.to_parquet(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", "--strata", "area", "--keep", "id",
+                      "--jobs", jobs, "--no-progress", "-o", out], capsys)
+    assert rc == 0, err
+    assert pa.parquet.ParquetFile(out).num_row_groups == 1
+    got = pd.read_parquet(out)
+    assert got["area"].tolist() == sorted(df["area"])  # grouped by stratum, in its order
+    expected = ma.microaggregate(df, 3, strata=["area"], keep=["id"]).set_index("id")
+    np.testing.assert_array_equal(got.set_index("id").loc[expected.index, ["income", "age"]],
+                                  expected[["income", "age"]])

@@ -67,7 +67,13 @@ from ._defaults import METHOD, SMALL_STRATA_POLICY
 from ._entry import SIGNALS, interrupted
 from ._methods import METHODS
 from ._protect import check_call, protect_decided
-from ._release import FILE_ROWS, check_release_k, profile_frame, protectable
+from ._release import (
+    FILE_ROWS,
+    check_release_k,
+    check_role_clash,
+    profile_frame,
+    protectable,
+)
 from ._stream import FORMATS, file_format
 from .reproductions._entries import ENTRIES
 
@@ -142,6 +148,7 @@ def _protect_command(args: argparse.Namespace) -> int:
                                     if fmt == "csv"],
                              csv_input=source if fmts == ("csv", "csv") else None)
     strata = check_options(args)
+    check_role_clash(columns, choice.keep or [], strata or [])  # (before the long read)
     if strata is not None:
         protect_by_strata(args, source, out, fmts, params, columns, strata, choice)
     else:

@@ -47,6 +47,7 @@ from ._validate import SHOWN_ROWS, number_objects, object_floats, shown_names, s
 
 __all__ = ["RESERVED", "BLANK_HEADER", "MISSING_TEXT", "ColumnProfile", "Roles", "profile_frame",
            "combine_profiles", "profile_batches", "decide_roles", "check_names", "named_columns",
+           "check_role_clash",
            "RowLabelColumns", "row_label_columns", "unused_categories_error",
            "numeric_text", "decorated_numbers", "undecorated", "text_to_numbers", "protectable",
            "row_index", "row_index_note", "stored_index_rows", "stored_index_note",
@@ -605,15 +606,23 @@ def named_columns(names: Sequence[Any], prof: dict[Any, ColumnProfile], *, colum
         names, [c for c in names if prof[c].numeric_like])
     if headless is not None:
         raise headless
-    both = [c for c in (named or []) if c in strata]
+    check_role_clash(named, kept, strata)
+    return named, kept
+
+
+def check_role_clash(columns: Sequence[Any] | None, keep: Sequence[Any],
+                     strata: Sequence[Any]) -> None:
+    """A column named in two roles (protected and strata, or kept and another) is an
+    error naming it: by :func:`named_columns`, and by ``microagg protect`` on the
+    options themselves before the input is read."""
+    both = [c for c in (columns or []) if c in strata]
     if both:
         raise ValueError(f"column(s) {both} are strata and cannot also be protected: a "
                          "strata column is released unchanged; leave it out of columns")
-    clash = [c for c in kept if c in strata or c in (named or [])]
+    clash = [c for c in keep if c in strata or c in (columns or [])]
     if clash:
         raise ValueError(f"column(s) {clash} are named in keep and also as protected or "
                          "strata columns; name each column once")
-    return named, kept
 
 
 @dataclass(frozen=True)

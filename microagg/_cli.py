@@ -144,10 +144,12 @@ def _protect_command(args: argparse.Namespace) -> int:
     fmts = formats(args, source, out)
     params = method_params(args)
     columns = columns_arg(args.columns)
+    strata = check_options(args)
+    # (a stream by strata repeats the input file's byte-order mark as the options say;
+    # in memory, the read says it, for a file or standard input alike)
     choice = release_options(args, [f for f, fmt in zip((source, out), fmts, strict=True)
                                     if fmt == "csv"],
-                             csv_input=source if fmts == ("csv", "csv") else None)
-    strata = check_options(args)
+                             csv_input=source if fmts == ("csv", "csv") and strata else None)
     check_role_clash(columns, choice.keep or [], strata or [])  # (before the long read)
     if strata is not None:
         protect_by_strata(args, source, out, fmts, params, columns, strata, choice)
@@ -168,7 +170,7 @@ def _protect_in_memory(args: argparse.Namespace, source: Path | None, out: Path 
     with stages(args.progress, _STAGES) as step:
         read = read_input(source, fmts[0], dialect)
         df = read.frame
-        if fmts == ("csv", "csv") and read.bom:  # (standard input's mark: known once read)
+        if fmts == ("csv", "csv") and read.bom:  # (the input's mark: known once read)
             dialect = dataclasses.replace(dialect, bom=True)
         step()
         profiles = profile_frame(df, na=choice.na, text_numbers=fmts[0] == "csv",

@@ -123,8 +123,10 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
                          f"{shown}: save the input to a file first, or leave out --strata")
     lean_memory()
     as_profiled = _stamp(source)
-    with stages(args.progress, ("checking columns",)):  # a pass over the whole file
-        empty, profiles = profile_file(source, fmts[0], na=choice.na, dialect=choice.dialect)
+    with bars(args.progress)(total=None, desc="checking columns", unit="rows",
+                             unit_scale=True) as bar:  # a pass over the whole file
+        empty, profiles = profile_file(source, fmts[0], na=choice.na, dialect=choice.dialect,
+                                       bar=bar)
     stored = (stored_index(require_pyarrow("reading Parquet").parquet.read_schema(source))
               if fmts[0] == "parquet" else [])
     _, roles = check_call(empty, args.method, columns, params, strata, keep=choice.keep,

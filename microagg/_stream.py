@@ -235,28 +235,40 @@ _M_MMAP_THRESHOLD = -3
 
 
 def profile_file(source: Path, fmt: str, *, na: Sequence[str] = (),
-                 dialect: CsvDialect = DEFAULT_DIALECT) -> tuple[pd.DataFrame, list[Any]]:
+                 dialect: CsvDialect = DEFAULT_DIALECT, bar: Any = None
+                 ) -> tuple[pd.DataFrame, list[Any]]:
     """A first pass over the whole file: an empty frame with its columns (typed as a
     whole-file read types them), and each column's profile
     (:func:`microagg._release.profile_frame`) over every row. A CSV file is read in
     ``dialect``; a row with more fields than the header is an error naming its line
-    (:mod:`microagg._csv`)."""
+    (:mod:`microagg._csv`). ``bar``: a tqdm bar counting the rows read (given the
+    Parquet file's number of rows as its total)."""
     pa = require_pyarrow("reading the file")
     if fmt == "parquet":
         try:
             reader = _parquet(source)
             check_names(reader.schema_arrow.names)
             empty = arrow_frame(reader.schema_arrow.empty_table())
+            if bar is not None:
+                bar.reset(total=reader.metadata.num_rows)
             batches = (arrow_frame(b)
                        for b in reader.iter_batches(batch_size=BATCH_ROWS))
-            _, profiles = profile_batches(_or_empty(batches, empty), na=na)
+            _, profiles = profile_batches(_or_empty(_counted(batches, bar), empty), na=na)
         except pa.ArrowException as err:
             raise ValueError(f"cannot read {source} as a Parquet file: {err}") from None
         return empty, profiles
     names, profiles = profile_batches(
-        read_text_csv(source, chunksize=BATCH_ROWS, dialect=dialect), na=na,
+        _counted(read_text_csv(source, chunksize=BATCH_ROWS, dialect=dialect), bar), na=na,
         text_numbers=True, decimal=dialect.decimal)
     return pd.DataFrame(columns=names), profiles
+
+
+def _counted(batches: Iterator[pd.DataFrame], bar: Any) -> Iterator[pd.DataFrame]:
+    """``batches``, each counted on ``bar`` (if any) once it has been profiled."""
+    for b in batches:
+        yield b
+        if bar is not None:
+            bar.update(len(b))
 
 
 def _or_empty(batches: Iterator[pd.DataFrame], empty: pd.DataFrame) -> Iterator[pd.DataFrame]:

@@ -653,6 +653,28 @@ def test_text_is_read_as_pandas_reads_it(values, dtype):
         assert g == w or np.isnan(g) or g == float(value), (value, g, w)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.text(alphabet=st.sampled_from([*"0123456789.,-e x",
+                                                                       "\u00e9", "\u0663"]),
+                                             max_size=8)), max_size=30))
+def test_commas_and_points_swap_in_arrow_as_translate_swaps_them(values):
+    """With the decimal mark ``","``, ``text_to_numbers`` swaps commas and points in Arrow,
+    each value exactly as ``str.translate`` swaps them (missing values stay missing), and
+    reads what pandas reads of the swapped text."""
+    import pyarrow as pa
+
+    from microagg._release import _SWAP, _swapped_marks, text_to_numbers
+
+    arr = pa.array(values, type=pa.large_string())
+    swapped = [None if v is None else v.translate(_SWAP) for v in values]
+    assert _swapped_marks(arr).to_pylist() == swapped
+    text = pd.Series(values, dtype=object)
+    got = text_to_numbers(text, ",")
+    want = pd.to_numeric(pd.Series(swapped, dtype=object), errors="coerce").to_numpy(dtype=float)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert all(g == w for g, w in zip(got, want, strict=True) if not np.isnan(g))
+
+
 # -- clear errors ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("case, text, needle", [

@@ -172,9 +172,10 @@ def _settings(arr: np.ndarray, k: Any, K: Any, partitioning: Any, seed: Any, n_j
         raise ValueError(f"unknown GA parameter(s) {unknown}; allowed: "
                          f"{', '.join(option_names(GA))}")
     ga = ga_settings(**ga_params)
-    n_jobs = _check_count(n_jobs, "n_jobs", -1) if n_jobs != -1 else (os.cpu_count() or 1)
-    if n_jobs == 0:
-        raise ValueError("n_jobs must be a positive integer or -1")
+    n_jobs = (os.cpu_count() or 1) if n_jobs == -1 else _check_count(n_jobs, "n_jobs", -2**63)
+    if n_jobs < 1:  # (-5 was "at least -1", 0 gave no value)
+        raise ValueError(f"n_jobs must be a positive integer, or -1 for one thread per CPU, "
+                         f"got {n_jobs}")
     K = _check_K(K, check_k(k, arr.shape[0]), _check_partitioning(partitioning))
     return K, ga, n_jobs
 

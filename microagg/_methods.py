@@ -110,9 +110,19 @@ def check_options(method: str, options: Any) -> None:
     """Raise if any of ``options`` (names) is not an option of registered ``method``."""
     spec = get_method(method)
     unknown = sorted(set(options) - set(spec.options))
-    if unknown:
-        raise ValueError(f"option(s) {unknown} do not apply to method {method!r}; "
-                         f"it accepts {list(spec.options) or 'no options'}")
+    if not unknown:
+        return
+    accepts = f"it accepts {list(spec.options) or 'no options'}"
+    anywhere = {o for m in METHODS.values() for o in m.options}
+    nowhere = [o for o in unknown if o not in anywhere]
+    if nowhere:  # a misspelling (or an argument of another function): no method takes it
+        import difflib
+
+        close = {o: difflib.get_close_matches(str(o), sorted(anywhere), n=1) for o in nowhere}
+        meant = "; ".join(f"{o!r}: did you mean {c[0]!r}?" for o, c in close.items() if c)
+        raise ValueError(f"unknown option(s) {nowhere}: no method takes them"
+                         f"{' (' + meant + ')' if meant else ''}; method {method!r}: {accepts}")
+    raise ValueError(f"option(s) {unknown} do not apply to method {method!r}; {accepts}")
 
 
 def seeded(method: Any, params: dict[str, Any]) -> tuple[dict[str, Any], str | None]:

@@ -73,9 +73,12 @@ class NonFinite:
         """The error naming the rows and the columns (by ``names``, else by position)."""
         where = [names[c] if names is not None else c for c in self.columns]
         rows = ", ".join(str(r + 1) for r in self.first)  # (as every error counts them)
+        at = ("first at data rows" if self.count > len(self.first)
+              else "at data rows" if len(self.first) > 1 else "at data row")
+        more = f" and {len(where) - 5} more" if len(where) > 5 else ""
         return ValueError(
             f"NaN or infinite values in {name}: {self.count} row(s) "
-            f"(first at data rows {rows}, counted from 1; columns {where[:5]}); "
+            f"({at} {rows}, counted from 1; columns {where[:5]}{more}); "
             "drop or impute them before microaggregating")
 
 
@@ -114,7 +117,14 @@ def as_matrix(X: Any, name: str = "X", *, min_rows: int = 1, finite: bool = True
             for j in objects:
                 X.isetitem(j, object_floats(X.iloc[:, j]))
         X = X.to_numpy(dtype=float)
-    arr = np.asarray(X)
+    try:
+        arr = np.asarray(X)
+    except ValueError as err:  # (numpy's words: "setting an array element with a sequence")
+        if "inhomogeneous" not in str(err):
+            raise
+        raise ValueError(f"{name} is not a table of numbers: its rows (or values) differ in "
+                         "length; give every record the same number of attributes, one "
+                         "number each") from None
     if arr.dtype.kind not in "biuf":
         raise TypeError(
             f"{name} must be numeric, got dtype {arr.dtype}"
@@ -322,7 +332,7 @@ def as_labels(labels: Any, n: int | None = None) -> np.ndarray:
             raise ValueError("labels must be integers, got NaN or infinite values")
         if not np.all(arr == np.round(arr)):
             bad = arr[arr != np.round(arr)][0]
-            raise TypeError(f"labels must be integers, got the non-integer value {bad!r}")
+            raise TypeError(f"labels must be integers, got the non-integer value {bad.item()!r}")
         if np.abs(arr).max() >= _MAX_FLOAT_LABEL:
             raise ValueError(f"labels stored as floats must be below 2**53 in magnitude "
                              f"(exact integers), got {np.abs(arr).max():g}; pass integer labels")

@@ -136,3 +136,49 @@ def test_options_a_method_does_not_take_are_named_by_blocked_and_engine_is_one()
     assert ma.microaggregate(df, 3, engine="numpy").equals(ma.microaggregate(df, 3))
     with pytest.raises(ValueError, match="k must be at least 2, got 0"):
         ma.microaggregate(df, 0)
+
+
+# --- A review of every message a user can see (errors and warnings, API and CLI) ---------
+
+
+def test_rows_of_different_lengths_are_named_not_numpys_words():
+    """numpy's "setting an array element with a sequence. The requested array has an
+    inhomogeneous shape after 1 dimensions..." reached the user of mdav([[1, 2], [3]], 2)."""
+    with pytest.raises(ValueError, match="X is not a table of numbers: its rows .* differ"):
+        ma.mdav([[1.0, 2.0], [3.0]], 2)
+
+
+def test_a_non_integer_label_is_shown_as_a_number(X):
+    """The value read "np.float64(0.5)" (numpy 2's repr) where the user wrote 0.5."""
+    with pytest.raises(TypeError, match=r"non-integer value 0\.5$"):
+        ma.sse(X, np.full(len(X), 0.5))
+
+
+@pytest.mark.parametrize("n_jobs", [0, -5])
+def test_hybrid_n_jobs_below_one_gets_one_message_with_the_value(X, n_jobs):
+    """0 said "a positive integer or -1" without the value; -5 said "at least -1"."""
+    with pytest.raises(ValueError, match=rf"n_jobs must be a positive integer, or -1 .*"
+                                         rf"got {n_jobs}$"):
+        ma.hybrid(X, 3, n_jobs=n_jobs, iterations=2)
+
+
+def test_a_misspelt_option_is_not_said_to_belong_to_another_method(X):
+    """gama=1.1 read "option(s) ['gama'] do not apply to method 'mdav'", as if vmdav took
+    it: no method takes it."""
+    df = pd.DataFrame(X, columns=list("abc"))
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['gama'\]: no method takes "
+                                         r"them \('gama': did you mean 'gamma'\?\)"):
+        ma.microaggregate(df, 3, gama=1.1)
+    with pytest.raises(ValueError, match=r"\['gamma'\] do not apply to method 'mdav'"):
+        ma.microaggregate(df, 3, gamma=1.1)
+
+
+def test_one_row_with_nan_is_one_data_row(X):
+    """ "1 row(s) (first at data rows 3" for a single row."""
+    X = X.copy()
+    X[2, 1] = np.nan
+    with pytest.raises(ValueError, match=r"1 row\(s\) \(at data row 3, counted from 1"):
+        ma.mdav(X, 3)
+    X[:, :] = np.nan
+    with pytest.raises(ValueError, match=r"30 row\(s\) \(first at data rows 1, 2, 3, 4, 5,"):
+        ma.mdav(X, 3)

@@ -88,7 +88,7 @@ def test_an_empty_line_in_a_one_column_csv_is_a_missing_value(tmp_path, capsys):
     src.write_text("income\n52000\n61000\n\n48000\n51000\n47000\n53000\n")
     rc, _, err = run(["protect", src, "-k", "3", "-o", out], capsys)
     line = one_line_error(rc, err)
-    assert "1 row(s) (first at data rows 3" in line and not out.exists()
+    assert "1 row(s) (at data row 3, counted from 1" in line and not out.exists()
     two = tmp_path / "two.csv"
     two.write_text("s,x\na,1.5\na,2\n\na,3\nb,4\nb,5.5\nb,6\n")
     for extra in ([], STRATA):
@@ -1548,7 +1548,7 @@ def test_missing_values_are_named_by_their_rows_in_the_whole_table(tmp_path, cap
     df = pd.DataFrame({"s": ["a", "b"] * 50, "x": np.arange(100.0), "y": np.ones(100)})
     df.loc[[70, 73, 90], "x"] = np.nan
     df.loc[95, "y"] = np.inf
-    said = ("NaN or infinite values in the {}: 4 row(s) (first at data rows 71, 74, 91, 96, "
+    said = ("NaN or infinite values in the {}: 4 row(s) (at data rows 71, 74, 91, 96, "
             "counted from 1; columns ['x', 'y'])")
     for call in (lambda: ma.microaggregate(df, 3, strata="s"),
                  lambda: microagg.dask.microaggregate(dd.from_pandas(df, npartitions=3), 3,

@@ -206,7 +206,8 @@ def _audit_command(args: argparse.Namespace) -> int:
     from ._audit import audit
 
     check_release_k(args.k)
-    files = [input_file(args.original), input_file(args.released, "released")]
+    files = [input_file(args.original, "original", stdin=False),
+             input_file(args.released, "released", stdin=False)]
     fmts = (file_format(files[0], args.format), file_format(files[1], args.format))
     dialect = csv_dialect(args, [f for f, fmt in zip(files, fmts, strict=True) if fmt == "csv"])
     result = audit(files[0], files[1], args.k, strata=list_arg(args.strata, "--strata"),

@@ -196,15 +196,21 @@ def list_arg(text: str | None, flag: str, otherwise: str = "", what: str = "colu
     return names
 
 
-def input_file(name: str, role: str = "input") -> Path | None:
+def input_file(name: str, role: str = "input", stdin: bool = True) -> Path | None:
     """A file the command reads (``None``: ``-``, standard input), checked before any work
-    is done; ``role`` names it in the errors (the audit reads an input and a release)."""
+    is done; ``role`` names it in the errors (the audit reads an input and a release);
+    ``stdin`` False: a command that reads the file more than once (the audit) refuses
+    ``-``."""
     if name == "-":
+        if not stdin:
+            raise ValueError(f"the {role} file cannot be standard input (-): the audit reads "
+                             "each file more than once; save it to a file first and give its "
+                             "name")
         return None
     path = Path(name)
     if not path.exists():
-        raise FileNotFoundError(f"{role} file {name} does not exist (give - to read standard "
-                                "input)")
+        hint = " (give - to read standard input)" if stdin else ""
+        raise FileNotFoundError(f"{role} file {name} does not exist{hint}")
     if path.is_dir():
         parts = any(p.suffix.lower() in PARQUET_SUFFIXES for p in path.iterdir())
         hint = ("; for a folder of Parquet parts (Dask's to_parquet), audit it in Python: "
@@ -283,9 +289,9 @@ def damaged_input(err: BaseException, files: Sequence[Any]) -> str | None:
     if "Parquet magic bytes not found" in str(err):  # (pyarrow's ArrowInvalid)
         named = [str(f) for f in files if f is not None
                  and Path(str(f)).suffix.lower() in PARQUET_SUFFIXES]
+        said = one_line(err).split(" as a Parquet file: ", 1)[-1]  # (the name once only)
         return (f"{' or '.join(named) or 'the input'}: not a Parquet file, or a damaged one "
-                f"({one_line(err)}); copy or write it again, or give --format csv if it is a "
-                "CSV file")
+                f"({said}); copy or write it again, or give --format csv if it is a CSV file")
     if not (isinstance(err, DAMAGED) or type(err).__name__ == "ZstdError"
             or (isinstance(err, OSError) and str(err) == "Invalid data stream")):
         return None

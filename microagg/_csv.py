@@ -393,6 +393,14 @@ def csv_error(err: Exception, name: str, delimiter: str = ",") -> str:
                 "which UTF-8 does not allow there): convert it to UTF-8 first, e.g. with "
                 "iconv -f cp1252 -t utf-8, or save it from a spreadsheet as CSV UTF-8")
     text = " ".join(str(err).split())
+    if isinstance(err, pd.errors.EmptyDataError):
+        return (f"{name} is empty (or holds blank lines only): a CSV table starts with a "
+                "header row naming its columns")
+    unclosed = re.search(r"EOF inside string starting at row (\d+)", text)
+    if unclosed:
+        return (f"{name}: a double quote in row {int(unclosed.group(1)) + 1} of the file (the "
+                "header is row 1) opens a quoted value that is never closed: add the closing "
+                "quote, or write a quote inside a quoted value twice (\"\")")
     found = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", text)
     if found:
         fields, line, saw = found.groups()

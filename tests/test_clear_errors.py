@@ -6,6 +6,8 @@ an unhashable type, a keyword error) or to be accepted silently.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -182,3 +184,64 @@ def test_one_row_with_nan_is_one_data_row(X):
     X[:, :] = np.nan
     with pytest.raises(ValueError, match=r"30 row\(s\) \(first at data rows 1, 2, 3, 4, 5,"):
         ma.mdav(X, 3)
+
+
+@pytest.mark.parametrize("which", ["original", "released"])
+def test_audit_of_a_missing_file_or_a_folder_names_its_role(tmp_path, which):
+    """pandas' "[Errno 2] No such file or directory: '...'" did not say which file."""
+    pd.DataFrame({"a": range(6)}).to_csv(tmp_path / "in.csv", index=False)
+    files = {"original": tmp_path / "in.csv", "released": tmp_path / "in.csv"}
+    files[which] = tmp_path / "nope.csv"
+    with pytest.raises(FileNotFoundError, match=f"{which} file .*nope.csv does not exist"):
+        ma.audit(files["original"], files["released"], 3)
+    files[which] = tmp_path
+    with pytest.raises(IsADirectoryError, match=f"{which} .* is a folder"):
+        ma.audit(files["original"], files["released"], 3)
+
+
+@pytest.mark.parametrize("text, said", [
+    ("", "is empty (or holds blank lines only): a CSV table starts with a header row"),
+    ("\n\n", "is empty (or holds blank lines only)"),
+    ('a,b\n1,2\n3,"4\n5,6\n', 'a double quote in row 3 of the file (the header is row 1) '
+                              "opens a quoted value that is never closed"),
+])
+@pytest.mark.parametrize("strata", [[], ["--strata", "a"]])
+def test_csv_read_errors_are_in_the_users_words(tmp_path, capsys, text, said, strata):
+    """pandas' "No columns to parse from file" and "Error tokenizing data. C error: EOF
+    inside string starting at row 2" reached the command line (and the API)."""
+    from cli_helpers import one_line_error, run
+
+    src = tmp_path / "in.csv"
+    src.write_text(text)
+    rc, _, err = run(["protect", src, "-k", "2", *strata, "-o", tmp_path / "o.csv"], capsys)
+    assert str(src) in one_line_error(rc, err)
+    assert said in err and "pandas" not in err and "C error" not in err
+    with pytest.raises(ValueError, match=re.escape(said)):
+        ma.audit(src, src, 2)
+
+
+def test_a_file_that_is_not_parquet_is_named_once(tmp_path, capsys):
+    """The error named the file three times ("x.parquet: not a Parquet file, or a damaged
+    one (cannot read x.parquet as a Parquet file: Parquet magic bytes...")."""
+    from cli_helpers import one_line_error, run
+
+    bad = tmp_path / "bad.parquet"
+    bad.write_text("id,income\n1,2\n")
+    rc, _, err = run(["protect", bad, "-k", "3", "-o", tmp_path / "o.parquet"], capsys)
+    assert one_line_error(rc, err).count(str(bad)) == 1, err
+
+
+@pytest.mark.parametrize("args", [["ORIG", "-"], ["-", "ORIG"]])
+def test_the_audit_refuses_standard_input_by_name(tmp_path, capsys, args):
+    """`microagg audit in.csv -` said "released must be a pandas DataFrame or the path of a
+    CSV or Parquet file, got NoneType; for an array, pd.DataFrame(array)"; and a missing
+    file's error offered "give - to read standard input", which the audit cannot."""
+    from cli_helpers import one_line_error, run
+
+    src = tmp_path / "in.csv"
+    pd.DataFrame({"a": range(6)}).to_csv(src, index=False)
+    rc, _, err = run(["audit", *[src if a == "ORIG" else a for a in args], "-k", "3"], capsys)
+    line = one_line_error(rc, err)
+    assert "cannot be standard input (-)" in line and "NoneType" not in line
+    rc, _, err = run(["audit", src, tmp_path / "nope.csv", "-k", "3"], capsys)
+    assert "standard input" not in one_line_error(rc, err)

@@ -196,7 +196,8 @@ def _protect_in_memory(args: argparse.Namespace, source: Path | None, out: Path 
                     types=read.arrow_schema, changed=roles.protect, dialect=dialect,
                     blank=read.blank)
     print_roles(roles, sys.stderr, fmts)
-    print(f"{args.method}, k={args.k}: {info.n_groups} groups, sizes "
+    print(f"{args.method}, k={args.k}: {info.n_groups} group{'s' if info.n_groups != 1 else ''}"
+          ", sizes "
           f"{info.group_sizes.min()}..{info.group_sizes.max()}, "
           f"IL = {info.information_loss:.4f}% (SSE {info.sse:.4f} / SST {info.sst:.4f})",
           file=sys.stderr)
@@ -222,7 +223,8 @@ def _audit_command(args: argparse.Namespace) -> int:
 
     print(f"microagg: audited {result.rows} rows: protected {listed(result.protected)}; "
           f"strata {listed(result.strata)}; kept {listed(result.kept)}; smallest released "
-          f"combination {result.smallest} rows (k={args.k})", file=sys.stderr)
+          f"combination {result.smallest} row{'s' if result.smallest != 1 else ''} "
+          f"(k={args.k})", file=sys.stderr)
     for note in result.notes:
         print(f"microagg: note: {note}", file=sys.stderr)
     if not result.passed:

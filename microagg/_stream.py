@@ -799,7 +799,10 @@ def _pipeline(n: int, submit: Callable[[int], cf.Future], window: int,
 def merge_lines(plan: Any, strata: list[Any]) -> list[str]:
     """One line per merged small stratum, for standard error."""
     pos = {key: i for i, key in enumerate(plan.keys)}
-    return [f"merged stratum {describe_key(strata, small)} ({plan.sizes[pos[small]]} "
-            f"records) into {describe_key(strata, target)} (nearest centroid): its rows are "
+    def records(n: int) -> str:
+        return f"{n} record{'s' if n != 1 else ''}"
+
+    return [f"merged stratum {describe_key(strata, small)} ({records(plan.sizes[pos[small]])}) "
+            f"into {describe_key(strata, target)} (nearest centroid): its rows are "
             f"released as {describe_key(strata, target)}"
             for small, target in plan.merged.items()]

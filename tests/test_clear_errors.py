@@ -245,3 +245,16 @@ def test_the_audit_refuses_standard_input_by_name(tmp_path, capsys, args):
     assert "cannot be standard input (-)" in line and "NoneType" not in line
     rc, _, err = run(["audit", src, tmp_path / "nope.csv", "-k", "3"], capsys)
     assert "standard input" not in one_line_error(rc, err)
+
+
+def test_counts_of_one_are_singular(tmp_path, capsys):
+    """The command line said "1 groups" and "smallest released combination 1 rows" (and
+    "merged stratum ... (1 records)", in test_cli_strata)."""
+    from cli_helpers import run
+
+    src, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    pd.DataFrame({"a": [1.0, 2.0, 4.0, 8.0], "b": [3.0, 1.0, 2.0, 5.0]}).to_csv(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", out], capsys)
+    assert rc == 0 and "mdav, k=3: 1 group, sizes 4..4" in err, err
+    rc, _, err = run(["audit", src, src, "-k", "3"], capsys)
+    assert rc == 2 and "smallest released combination 1 row (k=3)" in err, err

@@ -230,7 +230,7 @@ def test_rows_within_a_merged_unit_are_written_in_input_order(tmp_path, capsys, 
     rc, _, err = run(["protect", src, "-k", "3", "--strata", "region", "--small-strata",
                       "merge", "-o", out, *jobs], capsys)
     assert rc == 0, err
-    assert "merged stratum region='RZ' (1 records) into region='RA'" in err, err
+    assert "merged stratum region='RZ' (1 record) into region='RA'" in err, err
     got = pd.read_parquet(out)
     ra = [i for i, r in enumerate(region) if r != "RB"]
     rb = [i for i, r in enumerate(region) if r == "RB"]

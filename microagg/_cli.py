@@ -77,7 +77,7 @@ from ._release import (
 from ._stream import FORMATS, file_format
 from .reproductions._entries import ENTRIES
 
-__all__ = ["main"]
+__all__ = ["main", "one_line_warning"]
 
 #: The stages of ``microagg protect`` in memory, as its progress bar names them.
 _STAGES = ("reading", "checking columns", "microaggregating", "writing", "auditing")
@@ -443,7 +443,7 @@ def _clean_shutdown() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-def _one_line_warning(message: Warning | str, category: type[Warning], *_: Any,
+def one_line_warning(message: Warning | str, category: type[Warning], *_: Any,
                       **__: Any) -> None:
     """Print a warning as ``microagg: warning: ...`` on stderr (``--debug``: Python's form)."""
     print(f"microagg: warning: {' '.join(str(message).split())}", file=sys.stderr)
@@ -485,7 +485,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with _clean_shutdown(), warnings.catch_warnings():
             if not args.debug:  # one line each, as the errors are
-                warnings.showwarning = _one_line_warning
+                warnings.showwarning = one_line_warning
             status = int(args.func(args))
             sys.stdout.flush()  # (here, so that a reader gone away is handled below)
             return status

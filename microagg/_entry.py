@@ -42,8 +42,15 @@ def main() -> int:
     handled = [sig for sig in SIGNALS if signal.getsignal(sig) != signal.SIG_IGN]
     for sig in handled:  # a signal ignored from the start (nohup, a background job of a
         signal.signal(sig, _stop_now)  # script) stays ignored, as POSIX programs do
-    from ._cli import main as run
+    import sys
+    import warnings
 
+    with warnings.catch_warnings(record=True) as early:  # (e.g. a switch's odd value)
+        from ._cli import main as run
+        from ._cli import one_line_warning
+    for w in early:  # one line each, as the run's warnings are (--debug: Python's form)
+        show = warnings.showwarning if "--debug" in sys.argv[1:] else one_line_warning
+        show(w.message, w.category, w.filename, w.lineno)
     code = run()
     for sig in handled:  # the run is over (its output published): a late signal ends
         signal.signal(sig, signal.SIG_DFL)  # the exit silently, as by default

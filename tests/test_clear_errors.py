@@ -258,3 +258,23 @@ def test_counts_of_one_are_singular(tmp_path, capsys):
     assert rc == 0 and "mdav, k=3: 1 group, sizes 4..4" in err, err
     rc, _, err = run(["audit", src, src, "-k", "3"], capsys)
     assert rc == 2 and "smallest released combination 1 row (k=3)" in err, err
+
+
+def test_a_warning_at_start_up_is_one_line_too():
+    """A warning given while the command line is imported (an odd MICROAGG_DISABLE_NUMBA)
+    came in Python's form: the path of microagg/_jit.py and its source line
+    "_SWITCHED_OFF = _switched_off()", where every other warning is one line."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {**os.environ, "MICROAGG_DISABLE_NUMBA": "perhaps",
+           "PYTHONPATH": os.pathsep.join([str(Path(ma.__file__).parents[1]),
+                                          os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-m", "microagg", "protect", "-", "-k", "1"],
+                          input="", capture_output=True, text=True, env=env, timeout=120)
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith("microagg: warning: MICROAGG_DISABLE_NUMBA='perhaps' is "
+                               "neither on"), done.stderr
+    assert "_jit.py" not in done.stderr and "_switched_off()" not in done.stderr

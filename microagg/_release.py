@@ -1006,8 +1006,10 @@ def _holds(p: ColumnProfile) -> str:
         eg = f" (e.g. {shown_value(shown[0])}, digits shown as #)" if shown else ""
         other = [v for v in p.samples if re.search(DIGIT, str(v)) is None]
         also = f"; other values such as {other[0]!r}" if other else ""
-        return (f"{eg} holds numbers or digits in text in {p.numbers} of {p.rows} rows (first "
-                f"at data rows {rows}{also}){_comma_hint(p.number_samples)}")
+        at = ("first at data rows" if p.numbers > len(p.number_rows)
+              else "data rows" if len(p.number_rows) > 1 else "data row")
+        return (f"{eg} holds numbers or digits in text in {p.numbers} of {p.rows} rows ({at} "
+                f"{rows}{also}){_comma_hint(p.number_samples)}")
     if p.kind == "number":
         return f" is numeric ({p.rows - p.missing} numbers)"
     return f" holds {_HOLDS.get(p.kind, p.kind + 's')}"
@@ -1052,36 +1054,55 @@ def nothing_to_protect(names: Sequence[Any], prof: dict[Any, ColumnProfile],
 
 def _refusal(refused: list[Any], prof: dict[Any, ColumnProfile]) -> str:
     """The error for columns neither protected nor kept: what each holds, and a fix that
-    works for it (a timedelta or a nested value cannot be protected as it is)."""
-    parts: list[str] = []
-    fixes: dict[str, list[str]] = {}
+    works for it (a timedelta or a nested value cannot be protected as it is), in
+    sentences that say "it" of one column and "they" of several."""
+    one = len(refused) == 1
+    kinds: dict[str, list[Any]] = {}
     for c in refused:
-        p = prof[c]
-        parts.append(repr(c) + _holds(p))
-        fixes.setdefault(_FIXES.get(p.kind, _FIXES["number"]), []).append(repr(c))
-    keep = ",".join(map(str, refused))
-    how = "; ".join(f"{fix} ({', '.join(cols)})" if len(fixes) > 1 else fix
-                    for fix, cols in fixes.items())
-    return ("column(s) " + "; ".join(parts) + ": neither protected nor kept, so they would be "
-            f"released unprotected; {how}; or keep them unchanged on purpose (keep=[...], "
-            f"--keep {keep})")
+        kinds.setdefault(prof[c].kind if prof[c].kind in _FIXES else "number", []).append(c)
+    na = _na_example([prof[c] for c in refused if prof[c].kind == "text"])
+    fixes = []
+    for kind, cols in kinds.items():
+        single = len(cols) == 1
+        fix = _FIXES[kind].format(it="it" if single else "them", sub="it" if single else "they",
+                                  holds="holds" if single else "hold", na=na)
+        if len(kinds) > 1:
+            fix = f"for {', '.join(map(repr, cols))}, {fix}"
+        fixes.append(fix[0].upper() + fix[1:] + ".")
+    return (f"{'column' if one else 'columns'} "
+            + "; ".join(repr(c) + _holds(prof[c]) for c in refused)
+            + f": {'it is' if one else 'they are'} neither protected nor kept, so "
+            f"{'it' if one else 'they'} would be released unprotected. " + " ".join(fixes)
+            + f" Or keep {'it' if one else 'them'} unchanged on purpose (keep=[...], --keep "
+            f"{','.join(map(str, refused))})")
+
+
+def _na_example(texts: list[ColumnProfile]) -> str:
+    """Text among ``texts``' values that is no number and could mean a missing value (an
+    example for ``--na``), else ``refused``."""
+    for p in texts:
+        for v in p.samples:
+            if re.fullmatch(r"[A-Za-z][A-Za-z./_-]*", str(v)):
+                return str(v)
+    return "refused"
 
 
 #: What a refused column holds, by kind, where "<kind>s" does not say it.
 _HOLDS = {"nested": "nested numbers", "complex": "complex numbers", "binary": "bytes"}
-#: A fix that works for a refused column, by kind.
+#: A fix that works for a refused column, by kind (``{it}``: "it" or "them"; ``{na}``: an
+#: example of text meaning a missing value).
 _FIXES = {
-    "number": "protect them (columns=[...], --columns)",
-    "text": "protect them if they are numbers (columns=[...], --columns; text meaning a "
-            "missing value is declared, e.g. --na refused, and its rows dropped or imputed "
-            "first), converted first if written otherwise, e.g. pd.to_numeric after removing "
-            "',' and '$' (or a unit, as in '170 cm'); drop them if they are codes or "
-            "identifiers",
-    "timedelta": "convert them to numbers first (e.g. df[c].dt.total_seconds()) and protect "
+    "number": "protect {it} (columns=[...], --columns)",
+    "text": "if {sub} {holds} numbers, protect {it} (columns=[...], --columns), converting "
+            "{it} first if they are written otherwise, e.g. pd.to_numeric after removing ',' "
+            "and '$' (or a unit, as in '170 cm'), and declaring text that means a missing "
+            "value (e.g. --na {na}), whose rows are then dropped or imputed; if {sub} {holds} "
+            "codes or identifiers, drop {it}",
+    "timedelta": "convert {it} to numbers first (e.g. df[c].dt.total_seconds()) and protect "
                  "those",
     "nested": "put each number in a column of its own and protect those",
-    "complex": "split them into real and imaginary parts (two columns) and protect those",
-    "binary": "decode them first (to text, e.g. df[c].str.decode('utf-8'), or to numbers) "
+    "complex": "split {it} into real and imaginary parts (two columns each) and protect those",
+    "binary": "decode {it} first (to text, e.g. df[c].str.decode('utf-8'), or to numbers) "
               "and protect the numbers",
 }
 

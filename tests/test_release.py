@@ -417,7 +417,8 @@ def test_text_holding_digits_is_asked_about(value):
     asks, as it asks about a numeric code; kept on purpose, it is released as read."""
     df = _numbers(30).assign(z=value)
     with pytest.raises(ValueError, match=r"'z' \(e\.g\. .*\) holds numbers or digits in "
-                                         r"text in 30 of 30 rows.*drop them if they are codes"):
+                                         r"text in 30 of 30 rows.*if it holds codes or "
+                                         r"identifiers, drop it"):
         ma.microaggregate(df, 3)
     out, info = ma.microaggregate(df, 3, keep="z", return_info=True)
     assert info.kept == ["z"] and (out["z"] == value).all()
@@ -1611,9 +1612,9 @@ def test_numbers_as_text_named_for_protection_are_protected_in_every_path(tmp_pa
 
 
 @pytest.mark.parametrize("kind, fix", [
-    ("timedelta", "convert them to numbers first (e.g. df[c].dt.total_seconds())"),
-    ("complex", "split them into real and imaginary parts"),
-    ("nested", "put each number in a column of its own"),
+    ("timedelta", "Convert it to numbers first (e.g. df[c].dt.total_seconds())"),
+    ("complex", "Split it into real and imaginary parts"),
+    ("nested", "Put each number in a column of its own"),
 ])
 def test_the_refusal_offers_a_fix_that_works(kind, fix):
     """Issue: a timedelta (or nested) column was refused with "protect them (columns=...)",
@@ -1625,7 +1626,36 @@ def test_the_refusal_offers_a_fix_that_works(kind, fix):
     with pytest.raises(ValueError, match=re.escape(fix)) as err:
         ma.microaggregate(df, 3)
     assert "'z'" in str(err.value) and "--keep z" in str(err.value)
-    assert "protect them (columns" not in str(err.value)
+    assert "protect it (columns" not in str(err.value)
+
+
+def test_the_refusal_says_it_of_one_column_and_they_of_several():
+    """Found in review: the refusal said "column(s) 'z' ... holds ...: neither protected nor
+    kept, so they would be released" of one column, and "first at data rows 1, 2, 3" when
+    those were all the rows; several kinds of columns each get their fix, by name, and the
+    example of missing-value text is one the column holds."""
+    df = _numbers(12).assign(z=["A1"] * 12)
+    with pytest.raises(ValueError) as one:
+        ma.microaggregate(df, 3)
+    line = str(one.value)
+    assert line.startswith("column 'z' (e.g. 'A#', digits shown as #) holds numbers or digits "
+                           "in text in 12 of 12 rows (first at data rows 1, 2, 3, 4, 5): ")
+    assert (": it is neither protected nor kept, so it would be released unprotected. If it "
+            "holds numbers, protect it (columns=[...], --columns)") in line
+    assert "(e.g. --na refused)" in line and line.endswith(
+        "Or keep it unchanged on purpose (keep=[...], --keep z)")
+    few = _numbers(12).assign(z=["A1", "B2"] + ["n/a"] * 10, c=np.arange(12) + 1j,
+                              w=["R5"] * 12)
+    with pytest.raises(ValueError) as several:
+        ma.microaggregate(few, 3, columns=["x"], keep=["y", "s"])
+    line = str(several.value)
+    assert line.startswith("columns 'z' (e.g. 'A#', digits shown as #) holds numbers or digits "
+                           "in text in 2 of 12 rows (data rows 1, 2; other values such as "
+                           "'n/a'); 'c' holds complex numbers; 'w' ")
+    assert ": they are neither protected nor kept, so they would be released unprotected. " \
+           "For 'z', 'w', if they hold numbers, protect them " in line
+    assert "(e.g. --na n/a)" in line and "For 'c', split it into real" in line
+    assert line.endswith("Or keep them unchanged on purpose (keep=[...], --keep z,c,w)")
 
 
 def test_a_lone_row_counter_is_named_when_nothing_is_left_to_protect():

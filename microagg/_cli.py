@@ -75,6 +75,7 @@ from ._release import (
     protectable,
 )
 from ._stream import FORMATS, file_format
+from ._validate import counted
 from .reproductions._entries import ENTRIES
 
 __all__ = ["main", "one_line_warning"]
@@ -196,8 +197,7 @@ def _protect_in_memory(args: argparse.Namespace, source: Path | None, out: Path 
                     types=read.arrow_schema, changed=roles.protect, dialect=dialect,
                     blank=read.blank)
     print_roles(roles, sys.stderr, fmts)
-    print(f"{args.method}, k={args.k}: {info.n_groups} group{'s' if info.n_groups != 1 else ''}"
-          ", sizes "
+    print(f"{args.method}, k={args.k}: {counted(info.n_groups, 'group')}, sizes "
           f"{info.group_sizes.min()}..{info.group_sizes.max()}, "
           f"IL = {info.information_loss:.4f}% (SSE {info.sse:.4f} / SST {info.sst:.4f})",
           file=sys.stderr)
@@ -223,8 +223,7 @@ def _audit_command(args: argparse.Namespace) -> int:
 
     print(f"microagg: audited {result.rows} rows: protected {listed(result.protected)}; "
           f"strata {listed(result.strata)}; kept {listed(result.kept)}; smallest released "
-          f"combination {result.smallest} row{'s' if result.smallest != 1 else ''} "
-          f"(k={args.k})", file=sys.stderr)
+          f"combination {counted(result.smallest, 'row')} (k={args.k})", file=sys.stderr)
     for note in result.notes:
         print(f"microagg: note: {note}", file=sys.stderr)
     if not result.passed:

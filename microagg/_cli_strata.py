@@ -60,6 +60,7 @@ from ._stream import (
     require_pyarrow,
     stored_index,
 )
+from ._validate import counted
 
 __all__ = ["add_options", "check_options", "protect_by_strata"]
 
@@ -281,6 +282,7 @@ def _report(args: argparse.Namespace, settings: StreamSettings, roles: Roles,
     shown = (f"IL = {whole:.4f}% of the whole table" if np.isfinite(whole) else
              "IL of the whole table not computed (values beyond about 1e154 overflow its "
              "sums, and below about 1e-154 underflow them)")
-    print(f"{args.method}, k={args.k}: {sum(s.groups for s in summaries)} groups, sizes "
+    groups = counted(sum(s.groups for s in summaries), "group")
+    print(f"{args.method}, k={args.k}: {groups}, sizes "
           f"{min(s.smallest for s in summaries)}..{max(s.largest for s in summaries)}, "
           f"{shown} (within strata {min(ils):.4f}..{max(ils):.4f}%)", file=err)

@@ -94,7 +94,7 @@ from ._strata import (
     plan_strata,
     protect_block,
 )
-from ._validate import NonFinite, as_matrix, check_k
+from ._validate import NonFinite, as_matrix, check_k, counted
 
 __all__ = ["BATCH_ROWS", "ROW", "FORMATS", "PARQUET_SUFFIXES", "file_format", "require_pyarrow",
            "lean_memory", "profile_file", "stored_index",
@@ -799,10 +799,8 @@ def _pipeline(n: int, submit: Callable[[int], cf.Future], window: int,
 def merge_lines(plan: Any, strata: list[Any]) -> list[str]:
     """One line per merged small stratum, for standard error."""
     pos = {key: i for i, key in enumerate(plan.keys)}
-    def records(n: int) -> str:
-        return f"{n} record{'s' if n != 1 else ''}"
-
-    return [f"merged stratum {describe_key(strata, small)} ({records(plan.sizes[pos[small]])}) "
+    return [f"merged stratum {describe_key(strata, small)} "
+            f"({counted(plan.sizes[pos[small]], 'record')}) "
             f"into {describe_key(strata, target)} (nearest centroid): its rows are "
             f"released as {describe_key(strata, target)}"
             for small, target in plan.merged.items()]

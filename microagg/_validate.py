@@ -413,6 +413,17 @@ def shown_value(value: Any) -> str:
     return repr("".join("#" if ch.isnumeric() else ch for ch in str(value)))
 
 
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is one, as the messages count things.
+
+    Examples
+    --------
+    >>> counted(1, "group"), counted(3, "row")
+    ('1 group', '3 rows')
+    """
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def shown_names(names: Sequence[Any]) -> str:
     """``names`` as an error lists them, each name that reads as a number as
     :func:`shown_value` shows it (it may be a record's value: a file without a header row)."""

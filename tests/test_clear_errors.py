@@ -256,6 +256,9 @@ def test_counts_of_one_are_singular(tmp_path, capsys):
     pd.DataFrame({"a": [1.0, 2.0, 4.0, 8.0], "b": [3.0, 1.0, 2.0, 5.0]}).to_csv(src, index=False)
     rc, _, err = run(["protect", src, "-k", "3", "-o", out], capsys)
     assert rc == 0 and "mdav, k=3: 1 group, sizes 4..4" in err, err
+    pd.DataFrame({"s": ["x"] * 4, "a": [1.0, 2.0, 4.0, 8.0]}).to_csv(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", "--strata", "s", "-o", out, "--force"], capsys)
+    assert rc == 0 and "mdav, k=3: 1 group, sizes 4..4" in err, err  # (by strata too)
     rc, _, err = run(["audit", src, src, "-k", "3"], capsys)
     assert rc == 2 and "smallest released combination 1 row (k=3)" in err, err
 

@@ -62,7 +62,7 @@ from ._csv import (
 from ._defaults import GA, HYBRID, IVMDAV, MACROGROUP_SIZE, VMDAV
 from ._entry import SIGNALS
 from ._mdav.dispatch import ENGINE_NAMES
-from ._methods import METHODS, seeded
+from ._methods import METHODS, check_option_values, seeded
 from ._release import check_names
 from ._stream import PARQUET_SUFFIXES
 
@@ -149,7 +149,20 @@ def method_params(args: argparse.Namespace) -> dict[str, Any]:
         takes = ", ".join(METHOD_OPTIONS[o][0] for o in spec.options) or "no options"
         raise ValueError(f"{', '.join(wrong)} does not apply to --method {args.method} "
                          f"(it takes {takes})")
+    try:  # (at start-up: a bad value is not found only after a long read of the input)
+        check_option_values(args.method, args.k, given)
+    except (TypeError, ValueError) as err:
+        raise ValueError(_by_flag(str(err), given)) from None
     return seeded(args.method, given)[0]
+
+
+def _by_flag(message: str, given: dict[str, Any]) -> str:
+    """``message`` about an option, naming it by its flag (``gamma must be ...``:
+    ``--gamma must be ...``)."""
+    for name in given:
+        if re.match(rf"{re.escape(name)}\b", message):
+            return METHOD_OPTIONS[name][0] + message[len(name):]
+    return message
 
 
 def columns_arg(text: str | None) -> list[str] | None:

@@ -26,7 +26,7 @@ from ._validate import check_count as _check_count
 #: The genetic paper's example macrogroup size (Section 3.2, step 2: K = 21).
 DEFAULT_K = MACROGROUP_SIZE
 
-__all__ = ["HybridResult", "hybrid", "macrogroups"]
+__all__ = ["HybridResult", "hybrid", "macrogroups", "hybrid_settings"]
 
 #: Without numba the GA's loops run as plain Python: about 10 us per record of a child
 #: (220 us for a child of 21 records, against 0.65 us compiled; 2026-11-27, one core).
@@ -163,9 +163,11 @@ def _check_K(K: Any, k: int, partitioning: str) -> int:
     return K
 
 
-def _settings(arr: np.ndarray, k: Any, K: Any, partitioning: Any, seed: Any, n_jobs: Any,
-              ga_params: dict[str, Any]) -> tuple[int, dict[str, Any], int]:
-    """:func:`hybrid`'s settings, checked: ``K`` (chosen if None), the GA's, ``n_jobs``."""
+def hybrid_settings(k: int, K: Any = HYBRID.K, partitioning: Any = HYBRID.partitioning,
+                    seed: Any = HYBRID.seed, n_jobs: Any = HYBRID.n_jobs, **ga_params: Any
+                    ) -> tuple[int, dict[str, Any], int]:
+    """:func:`hybrid`'s settings for a checked ``k``, checked (they do not depend on the
+    data): ``K`` (chosen if None), the GA's, ``n_jobs``."""
     check_seed(seed)
     unknown = sorted(set(ga_params) - set(option_names(GA)))
     if unknown:
@@ -176,7 +178,7 @@ def _settings(arr: np.ndarray, k: Any, K: Any, partitioning: Any, seed: Any, n_j
     if n_jobs < 1:  # (-5 was "at least -1", 0 gave no value)
         raise ValueError(f"n_jobs must be a positive integer, or -1 for one thread per CPU, "
                          f"got {n_jobs}")
-    K = _check_K(K, check_k(k, arr.shape[0]), _check_partitioning(partitioning))
+    K = _check_K(K, k, _check_partitioning(partitioning))
     return K, ga, n_jobs
 
 
@@ -330,7 +332,8 @@ def hybrid(X: Any, k: int = 3, *, K: int | None = HYBRID.K,
     """
     original = as_matrix(X)
     arr = rescaled(original)  # beyond ~1e30 or below ~1e-30: times a power of two (exact)
-    K, ga, n_jobs = _settings(arr, k, K, partitioning, seed, n_jobs, ga_params)
+    K, ga, n_jobs = hybrid_settings(check_k(k, arr.shape[0]), K, partitioning, seed, n_jobs,
+                                    **ga_params)
     if not HAVE_NUMBA:
         _warn_if_slow(arr.shape[0], ga)
     macro, start = macrogroups(arr, k, K=K, partitioning=partitioning)

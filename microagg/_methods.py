@@ -20,11 +20,12 @@ import numpy as np
 
 from . import reference
 from ._defaults import GA, HYBRID, IVMDAV, VMDAV, option_names
-from ._hybrid import hybrid
+from ._hybrid import hybrid, hybrid_settings
 from ._mdav import ivmdav, mdav, mdav_single, vmdav
+from ._mdav.dispatch import check_engine, ivmdav_options, vmdav_options
 
 __all__ = ["Method", "METHODS", "MDAV_FAMILY", "get_method", "method_function", "list_methods",
-           "seeded"]
+           "seeded", "check_option_values"]
 
 
 @dataclass(frozen=True)
@@ -38,7 +39,9 @@ class Method:
     hybrid;
     ``oracle`` is the slow, readable implementation in :mod:`microagg.reference`
     that the tests hold the fast one to; ``reports_progress``: the function takes
-    ``progress=True`` to show a bar (:func:`microagg.microaggregate` passes it on).
+    ``progress=True`` to show a bar (:func:`microagg.microaggregate` passes it on);
+    ``check``: ``check(k, **options)`` raises as the function would on those option
+    values, without the data (the command line asks it before reading its input).
     """
 
     name: str
@@ -49,6 +52,24 @@ class Method:
     summary: str
     oracle: Callable[..., np.ndarray] | None = None
     reports_progress: bool = False
+    check: Callable[..., Any] | None = None
+
+
+def _check_mdav(k: int, engine: Any = "auto") -> None:
+    check_engine(engine)
+
+
+def _check_vmdav(k: int, engine: Any = "auto", gamma: Any = VMDAV.gamma,
+                 leftover: Any = VMDAV.leftover) -> None:
+    check_engine(engine)
+    vmdav_options(gamma, leftover)
+
+
+def _check_ivmdav(k: int, engine: Any = "auto", gamma: Any = IVMDAV.gamma,
+                  candidates: Any = IVMDAV.candidates,
+                  self_neighbour: Any = IVMDAV.self_neighbour) -> None:
+    check_engine(engine)
+    ivmdav_options(k, gamma, candidates, self_neighbour)
 
 
 #: Every MDAV-family function takes ``engine`` (exact: the same labels from each engine).
@@ -58,21 +79,21 @@ _MDAV_OPTIONS: tuple[str, ...] = ("engine",)
 METHODS: dict[str, Method] = {m.name: m for m in (
     Method("mdav", "MDAV", mdav, "mdav", _MDAV_OPTIONS,
            "MDAV: groups of k around the two most distant records, round after round",
-           reference.mdav_reference),
+           reference.mdav_reference, check=_check_mdav),
     Method("mdav_single", "MDAV-single", mdav_single, "mdav", _MDAV_OPTIONS,
            "MDAV-single-group: one group of k per round, centroid recomputed each time",
-           reference.mdav_single_reference),
+           reference.mdav_single_reference, check=_check_mdav),
     Method("vmdav", "V-MDAV", vmdav, "mdav", _MDAV_OPTIONS + option_names(VMDAV),
            "V-MDAV: variable-size groups (k..2k-1, leftovers aside) grown while the gain factor "
            "allows",
-           reference.vmdav_reference),
+           reference.vmdav_reference, check=_check_vmdav),
     Method("ivmdav", "IV-MDAV", ivmdav, "mdav",
            _MDAV_OPTIONS + option_names(IVMDAV),
            "IV-MDAV: MDAV-single-group with a variable-size extension step",
-           reference.ivmdav_reference),
+           reference.ivmdav_reference, check=_check_ivmdav),
     Method("hybrid", "MDAV+GA", hybrid, "genetic", option_names(HYBRID, GA),
            "MDAV+GA hybrid: MDAV macrogroups, each re-partitioned by a genetic algorithm",
-           reports_progress=True),
+           reports_progress=True, check=hybrid_settings),
 )}
 
 #: The MDAV-family heuristics, in registry order.
@@ -123,6 +144,15 @@ def check_options(method: str, options: Any) -> None:
         raise ValueError(f"unknown option(s) {nowhere}: no method takes them"
                          f"{' (' + meant + ')' if meant else ''}; method {method!r}: {accepts}")
     raise ValueError(f"option(s) {unknown} do not apply to method {method!r}; {accepts}")
+
+
+def check_option_values(method: str, k: int, options: dict[str, Any]) -> None:
+    """Raise as registered ``method`` would on the values of ``options`` with the (checked)
+    ``k``, before any data is read."""
+    spec = get_method(method)
+    check_options(method, options)
+    if spec.check is not None:
+        spec.check(k, **options)
 
 
 def seeded(method: Any, params: dict[str, Any]) -> tuple[dict[str, Any], str | None]:

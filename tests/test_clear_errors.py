@@ -281,3 +281,33 @@ def test_a_warning_at_start_up_is_one_line_too():
     assert lines[0].startswith("microagg: warning: MICROAGG_DISABLE_NUMBA='perhaps' is "
                                "neither on"), done.stderr
     assert "_jit.py" not in done.stderr and "_switched_off()" not in done.stderr
+
+
+@pytest.mark.parametrize("options, said", [
+    (["--method", "vmdav", "--gamma", "-1"], "--gamma must be a finite number >= 0, got -1.0"),
+    (["--method", "vmdav", "--leftover", "nowhere"], "--leftover must be 'centroid' or 'record'"),
+    (["--engine", "fast"], "--engine must be one of 'auto', "),
+    (["--method", "ivmdav", "--candidates", "2"], "--candidates must be at least 3, got 2"),
+    (["--method", "hybrid", "--seed", "-1"], "--seed must be None, a non-negative integer"),
+    (["--method", "hybrid", "--mutation-rate", "2"], "--mutation-rate must be in [0, 1], got 2.0"),
+    (["--method", "hybrid", "--partitioning", "three"], "--partitioning must be 'one-step' or"),
+    (["--method", "hybrid", "--K", "7"], "two-step partitioning needs K divisible by k"),
+    (["--method", "hybrid", "--n-jobs", "0"], "--n-jobs must be a positive integer, or -1"),
+])
+@pytest.mark.parametrize("strata", [[], ["--strata", "s"]])
+def test_a_bad_method_option_is_named_by_its_flag_before_the_input_is_read(
+        tmp_path, capsys, options, said, strata):
+    """A bad value of a method option (``--gamma -1``) was found only once the method ran,
+    after the whole input was read and its columns checked (half a minute on a large
+    file), and named as the API names it (``gamma must be ...``). It is now refused at
+    start-up: before the input's columns are looked at (this input's column 'code' would
+    be refused first), naming the flag."""
+    from cli_helpers import one_line_error, run
+
+    src = tmp_path / "in.csv"
+    pd.DataFrame({"s": ["a"] * 6, "x": np.arange(6.0), "code": [f"A{i}" for i in range(6)]}
+                 ).to_csv(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", *options, *strata, "-o", tmp_path / "o.csv"],
+                     capsys)
+    assert said in one_line_error(rc, err)
+    assert not (tmp_path / "o.csv").exists()

@@ -24,7 +24,7 @@ from .kernels import sqdist
 
 __all__ = ["mdav", "mdav_single", "vmdav", "ivmdav", "ENGINES", "ENGINE_NAMES",
            "choose_engine", "list_engines", "auto_picks_indexed", "AutoRule", "AutoRules",
-           "AUTO_RULES", "assign_leftovers"]
+           "AUTO_RULES", "assign_leftovers", "check_engine", "vmdav_options", "ivmdav_options"]
 
 #: The engines by name: modules with the same four functions (the contract in
 #: :mod:`microagg._mdav`).
@@ -162,9 +162,7 @@ def choose_engine(engine: str, X: np.ndarray, *, method: str) -> str:
     >>> choose_engine("loops", np.zeros((10, 2)), method="mdav")
     'loops'
     """
-    if not isinstance(engine, str) or engine not in ENGINE_NAMES:
-        raise ValueError(
-            f"engine must be one of {', '.join(map(repr, ENGINE_NAMES))}, got {engine!r}")
+    check_engine(engine)
     n, p = X.shape
     fast = auto_picks_indexed(method, n, p)  # (checks the method whatever the engine)
     scaled = bool(max(X.max(), -X.min()) <= indexed.MAX_ABS)  # (no n x p temporary)
@@ -208,6 +206,31 @@ def _summary(module: ModuleType) -> str:
     which drops docstrings)."""
     lines = (module.__doc__ or "").strip().splitlines()
     return lines[0].split(": ", 1)[-1] if lines else ""
+
+
+def check_engine(engine: Any) -> str:
+    """``engine``, checked: one of :data:`ENGINE_NAMES`."""
+    if not isinstance(engine, str) or engine not in ENGINE_NAMES:
+        raise ValueError(
+            f"engine must be one of {', '.join(map(repr, ENGINE_NAMES))}, got {engine!r}")
+    return engine
+
+
+def vmdav_options(gamma: Any, leftover: Any) -> tuple[float, str]:
+    """:func:`vmdav`'s options, checked (they do not depend on the data)."""
+    gamma = check_real(gamma, "gamma")
+    if leftover not in ("centroid", "record"):
+        raise ValueError(f"leftover must be 'centroid' or 'record', got {leftover!r}")
+    return gamma, leftover
+
+
+def ivmdav_options(k: int, gamma: Any, candidates: Any, self_neighbour: Any
+                   ) -> tuple[float, int, bool]:
+    """:func:`ivmdav`'s options for a checked ``k``, checked: ``(gamma, candidates,
+    self_neighbour)``, ``candidates`` ``2k`` if None."""
+    gamma = check_real(gamma, "gamma")
+    m = 2 * k if candidates is None else check_count(candidates, "candidates", k)
+    return gamma, m, check_flag(self_neighbour, "self_neighbour")
 
 
 def _engine_for(engine: str, arr: np.ndarray, method: str) -> ModuleType:
@@ -404,9 +427,7 @@ def vmdav(X: Any, k: int, *, gamma: float = VMDAV.gamma, leftover: str = VMDAV.l
     [4, 3, 3, 3]
     """
     arr, k = _prepare(X, k)
-    gamma = check_real(gamma, "gamma")
-    if leftover not in ("centroid", "record"):
-        raise ValueError(f"leftover must be 'centroid' or 'record', got {leftover!r}")
+    gamma, leftover = vmdav_options(gamma, leftover)
     # Distances to the fixed global centroid C, computed once (lines 3 and 5).
     to_c = sqdist(arr, arr.mean(axis=0))
     labels = _engine_for(engine, arr, "vmdav").vmdav(arr, k, gamma, to_c)
@@ -497,9 +518,7 @@ def ivmdav(X: Any, k: int, *, gamma: float = IVMDAV.gamma,
     [0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]
     """
     arr, k = _prepare(X, k)
-    gamma = check_real(gamma, "gamma")
-    m = 2 * k if candidates is None else check_count(candidates, "candidates", k)
-    own = check_flag(self_neighbour, "self_neighbour")
+    gamma, m, own = ivmdav_options(k, gamma, candidates, self_neighbour)
     # (more candidates than records change nothing: the search stops at the records left)
     return _engine_for(engine, arr, "ivmdav").ivmdav(arr, k, gamma, min(m, arr.shape[0]), own,
                                        arr.sum(axis=0))

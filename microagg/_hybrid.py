@@ -163,7 +163,7 @@ def _check_K(K: Any, k: int, partitioning: str) -> int:
     return K
 
 
-def hybrid_settings(k: int, K: Any = HYBRID.K, partitioning: Any = HYBRID.partitioning,
+def hybrid_settings(k: int, *, K: Any = HYBRID.K, partitioning: Any = HYBRID.partitioning,
                     seed: Any = HYBRID.seed, n_jobs: Any = HYBRID.n_jobs, **ga_params: Any
                     ) -> tuple[int, dict[str, Any], int]:
     """:func:`hybrid`'s settings for a checked ``k``, checked (they do not depend on the
@@ -332,8 +332,8 @@ def hybrid(X: Any, k: int = 3, *, K: int | None = HYBRID.K,
     """
     original = as_matrix(X)
     arr = rescaled(original)  # beyond ~1e30 or below ~1e-30: times a power of two (exact)
-    K, ga, n_jobs = hybrid_settings(check_k(k, arr.shape[0]), K, partitioning, seed, n_jobs,
-                                    **ga_params)
+    K, ga, n_jobs = hybrid_settings(check_k(k, arr.shape[0]), K=K, partitioning=partitioning,
+                                    seed=seed, n_jobs=n_jobs, **ga_params)
     if not HAVE_NUMBA:
         _warn_if_slow(arr.shape[0], ga)
     macro, start = macrogroups(arr, k, K=K, partitioning=partitioning)

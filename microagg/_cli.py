@@ -57,6 +57,7 @@ from ._cli_options import (
     ReleaseChoice,
     add_release_options,
     formats,
+    na_arg,
     print_roles,
     release_options,
     shows_progress,
@@ -213,10 +214,9 @@ def _audit_command(args: argparse.Namespace) -> int:
     dialect = csv_dialect(args, [f for f, fmt in zip(files, fmts, strict=True) if fmt == "csv"])
     result = audit(files[0], files[1], args.k, strata=list_arg(args.strata, "--strata"),
                    columns=columns_arg(args.columns), keep=list_arg(args.keep, "--keep"),
-                   keep_rest=args.keep_rest,
-                   na=list_arg(args.na, "--na", what="missing-value text") or (),
-                   formats=fmts, delimiter=dialect.delimiter,
-                   decimal=dialect.decimal, progress=shows_progress(args.progress))
+                   keep_rest=args.keep_rest, na=na_arg(args.na), formats=fmts,
+                   delimiter=dialect.delimiter, decimal=dialect.decimal,
+                   progress=shows_progress(args.progress))
 
     def listed(cols: list) -> str:
         return ", ".join(map(str, cols)) or "none"

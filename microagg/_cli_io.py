@@ -204,7 +204,8 @@ def list_arg(text: str | None, flag: str, otherwise: str = "", what: str = "colu
         if not comma:
             break
     if any(not name for name in names):
-        raise ValueError(f"{flag} {text!r} names an empty {what}; give names separated by "
+        items = "names" if what == "column" else f"{what}s"
+        raise ValueError(f"{flag} {text!r} names an empty {what}; give {items} separated by "
                          f"commas{', ' + otherwise if otherwise else ''}")
     return names
 

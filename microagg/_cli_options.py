@@ -22,7 +22,7 @@ from ._csv import COMPRESSED, DEFAULT_DIALECT, CsvDialect, starts_with_bom
 from ._release import Roles
 from ._stream import file_format
 
-__all__ = ["ReleaseChoice", "add_release_options", "release_options", "print_roles",
+__all__ = ["ReleaseChoice", "add_release_options", "release_options", "na_arg", "print_roles",
            "formats", "shows_progress", "bars", "stages"]
 
 
@@ -75,8 +75,13 @@ def release_options(args: argparse.Namespace, csv_files: Sequence[Path | None], 
     if starts_with_bom(csv_input):
         dialect = dataclasses.replace(dialect, bom=True)
     return ReleaseChoice(keep=list_arg(args.keep, "--keep"), keep_rest=bool(args.keep_rest),
-                         na=list_arg(args.na, "--na", what="missing-value text") or [],
-                         dialect=dialect)
+                         na=na_arg(args.na), dialect=dialect)
+
+
+def na_arg(text: str | None) -> list[str]:
+    """``--na`` as a list of the texts that mean a missing value (none if not given)."""
+    return list_arg(text, "--na", "or leave it out: an empty value is read as missing without it",
+                    what="missing-value text") or []
 
 
 def print_roles(roles: Roles, err: Any, fmts: tuple[str, str]) -> None:

@@ -427,7 +427,9 @@ def test_names_with_commas_quotes_and_blanks_are_written_as_in_a_csv_line(tmp_pa
     (["--columns", "income, gross"], "did you mean 'income, gross'? On the command line"),
     (["--keep", " hours "], "did you mean ' hours '?"),
     (["--columns", 'income"x'], "a double quote may only enclose a whole name"),
-    (["--na", "a,,b"], "--na 'a,,b' names an empty missing-value text"),
+    (["--na", "a,,b"], "--na 'a,,b' names an empty missing-value text; give missing-value "
+                       "texts separated by commas, or leave it out: an empty value is read "
+                       "as missing without it"),
 ])
 def test_a_name_the_list_split_or_trimmed_gets_a_hint(tmp_path, capsys, argv, needle):
     src = tmp_path / "in.csv"

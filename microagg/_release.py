@@ -268,9 +268,10 @@ def _hidden_number(value: Any) -> bool:
 
 def _scalar_kind(values: pd.Series) -> str | None:
     """The kind of an object column whose values all share one non-text kind."""
+    # every value text (a CSV read as text): no value to look at one by one, which took a
+    # third of a million-row audit's time
     if pd.api.types.infer_dtype(values, skipna=True) == "string":
-        return None  # (every value is text: a CSV read as text; looking value by value at
-        # a million values took a third of an audit's time)
+        return None
     if values.map(lambda v: isinstance(v, (bytes, bytearray, memoryview))).any():
         return "binary"  # (bytes may hold numbers in any encoding: not read as text)
     probe = values.iloc[:1000]
@@ -1089,8 +1090,9 @@ def _na_example(texts: list[ColumnProfile]) -> str:
 
 #: What a refused column holds, by kind, where "<kind>s" does not say it.
 _HOLDS = {"nested": "nested numbers", "complex": "complex numbers", "binary": "bytes"}
-#: A fix that works for a refused column, by kind (``{it}``: "it" or "them"; ``{na}``: an
-#: example of text meaning a missing value).
+#: A fix that works for refused columns, by kind (for one column or several: ``{it}`` "it"
+#: or "them", ``{sub}`` "it" or "they", ``{holds}`` "holds" or "hold"; ``{na}``: an example
+#: of text meaning a missing value).
 _FIXES = {
     "number": "protect {it} (columns=[...], --columns)",
     "text": "if {sub} {holds} numbers, protect {it} (columns=[...], --columns), converting "

@@ -253,17 +253,17 @@ def profile_file(source: Path, fmt: str, *, na: Sequence[str] = (),
                 bar.reset(total=reader.metadata.num_rows)
             batches = (arrow_frame(b)
                        for b in reader.iter_batches(batch_size=BATCH_ROWS))
-            _, profiles = profile_batches(_or_empty(_counted(batches, bar), empty), na=na)
+            _, profiles = profile_batches(_or_empty(_tallied(batches, bar), empty), na=na)
         except pa.ArrowException as err:
             raise ValueError(f"cannot read {source} as a Parquet file: {err}") from None
         return empty, profiles
     names, profiles = profile_batches(
-        _counted(read_text_csv(source, chunksize=BATCH_ROWS, dialect=dialect), bar), na=na,
+        _tallied(read_text_csv(source, chunksize=BATCH_ROWS, dialect=dialect), bar), na=na,
         text_numbers=True, decimal=dialect.decimal)
     return pd.DataFrame(columns=names), profiles
 
 
-def _counted(batches: Iterator[pd.DataFrame], bar: Any) -> Iterator[pd.DataFrame]:
+def _tallied(batches: Iterator[pd.DataFrame], bar: Any) -> Iterator[pd.DataFrame]:
     """``batches``, each counted on ``bar`` (if any) once it has been profiled."""
     for b in batches:
         yield b

@@ -16,7 +16,7 @@ import numpy as np
 
 from ._defaults import METHOD
 from ._methods import check_options, get_method
-from ._validate import as_matrix, check_k
+from ._validate import as_matrix, check_k, plain
 
 __all__ = ["blocked"]
 
@@ -111,7 +111,7 @@ def _check_blocking(strategy: Any, block_size: Any, k: int) -> None:
         raise ValueError(f"strategy must be one of {', '.join(map(repr, STRATEGIES))}, "
                          f"got {strategy!r}")
     if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)):
-        raise TypeError(f"block_size must be an integer, got {block_size!r}")
+        raise TypeError(f"block_size must be an integer, got {plain(block_size)!r}")
     if block_size < k:
         raise ValueError(f"block_size={block_size} is smaller than k={k}: every block needs "
                          "at least k records")

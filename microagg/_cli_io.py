@@ -88,6 +88,17 @@ def _yes_no(text: str) -> bool:
     raise argparse.ArgumentTypeError(f"expected yes or no, got {text!r}")
 
 
+def _seed(text: str) -> int:
+    """A seed as the command line takes it: a whole number of at least 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 0, got {text!r}")
+    return value
+
+
 #: Every method option of the registry: its flag, how to read it, and its help text.
 METHOD_OPTIONS: dict[str, tuple[str, Callable[[str], Any], str]] = {
     "gamma": ("--gamma", float, f"gain factor of vmdav (default {VMDAV.gamma}) and ivmdav "
@@ -107,7 +118,7 @@ METHOD_OPTIONS: dict[str, tuple[str, Callable[[str], Any], str]] = {
           f"is at least {MACROGROUP_SIZE}; one-step: max({MACROGROUP_SIZE}, k))"),
     "partitioning": ("--partitioning", str, "hybrid: 'two-step' or 'one-step' (default "
                      f"{HYBRID.partitioning!r})"),
-    "seed": ("--seed", int, "hybrid: random seed (same seed, same result; default: one drawn "
+    "seed": ("--seed", _seed, "hybrid: random seed (same seed, same result; default: one drawn "
              "at random and named when the run ends)"),
     "n_jobs": ("--n-jobs", int, "hybrid: threads for the macrogroups (-1: one per CPU; "
                f"default {HYBRID.n_jobs})"),

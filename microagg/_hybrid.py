@@ -20,7 +20,7 @@ from ._genetic import ga_labels, ga_settings
 from ._jit import HAVE_NUMBA, numba_status
 from ._mdav import mdav
 from ._progress import progress as _progress_bar
-from ._validate import as_matrix, check_k, check_seed, rescaled
+from ._validate import as_matrix, check_k, check_seed, plain, rescaled
 from ._validate import check_count as _check_count
 
 #: The genetic paper's example macrogroup size (Section 3.2, step 2: K = 21).
@@ -149,7 +149,7 @@ def _check_K(K: Any, k: int, partitioning: str) -> int:
     if K is None:
         return default_K(k, partitioning)
     if isinstance(K, bool) or not isinstance(K, (int, np.integer)):
-        raise TypeError(f"K must be an integer (or None: chosen from k), got {K!r}")
+        raise TypeError(f"K must be an integer (or None: chosen from k), got {plain(K)!r}")
     K = int(K)
     if K < k:
         raise ValueError(f"K={K} must be at least k={k} (or leave K unset: it is then "

@@ -28,9 +28,10 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["as_matrix", "NonFinite", "SHOWN_ROWS", "check_k", "check_count", "check_real",
-           "check_flag", "check_flags", "check_seed", "as_labels", "number_objects",
-           "object_floats", "rescaled", "scale_exponent", "unscale_square", "SAFE_EXPONENT"]
+__all__ = ["as_matrix", "NonFinite", "SHOWN_ROWS", "plain", "check_k", "check_count",
+           "check_real", "check_flag", "check_flags", "check_seed", "as_labels",
+           "number_objects", "object_floats", "rescaled", "scale_exponent", "unscale_square",
+           "SAFE_EXPONENT"]
 
 #: Data whose largest absolute value is within ``2**-SAFE_EXPONENT .. 2**SAFE_EXPONENT``
 #: are never rescaled (their squares, sums of squares and centroids are all safe).
@@ -222,10 +223,22 @@ def _is_numeric_dtype(t: Any) -> bool:
     return kind in "biuf"
 
 
+def plain(value: Any) -> Any:
+    """``value`` with a numpy scalar turned into its Python equivalent, for a message's
+    ``{...!r}``: numpy 2 writes ``np.float64(3.0)`` where the user typed ``3.0``.
+
+    Examples
+    --------
+    >>> repr(plain(np.float64(3.0))), repr(plain(np.True_)), repr(plain("3"))
+    ('3.0', 'True', "'3'")
+    """
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def check_k(k: Any, n: int, name: str = "k") -> int:
     """Check that ``k`` is an integer with ``1 <= k <= n`` and return it as ``int``."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {k!r}")
+        raise TypeError(f"{name} must be an integer, got {plain(k)!r}")
     k = int(k)
     if k < 1:
         raise ValueError(f"{name} must be at least 1, got {k}")
@@ -239,7 +252,7 @@ def check_k(k: Any, n: int, name: str = "k") -> int:
 def check_count(value: Any, name: str, minimum: int) -> int:
     """Check that ``value`` is an integer (not a bool) of at least ``minimum``; return it."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {value!r}")
+        raise TypeError(f"{name} must be an integer, got {plain(value)!r}")
     if value < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {value}")
     return int(value)
@@ -248,7 +261,7 @@ def check_count(value: Any, name: str, minimum: int) -> int:
 def check_real(value: Any, name: str, minimum: float = 0.0) -> float:
     """Check that ``value`` is a finite real number (not a bool) ``>= minimum``; return it."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number, got {value!r}")
+        raise TypeError(f"{name} must be a number, got {plain(value)!r}")
     if not np.isfinite(value) or value < minimum:
         raise ValueError(f"{name} must be a finite number >= {minimum:g}, got {value}")
     return float(value)
@@ -260,7 +273,7 @@ def check_flag(value: Any, name: str) -> bool:
     Strings such as ``"no"`` are refused: ``bool("no")`` is ``True``.
     """
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, got {value!r}")
+        raise TypeError(f"{name} must be True or False, got {plain(value)!r}")
     return bool(value)
 
 
@@ -296,7 +309,7 @@ def check_seed(seed: Any, name: str = "seed") -> Any:
         return seed
     if isinstance(seed, (bool, str, bytes, float, np.floating)):
         raise TypeError(f"{name} must be None, a non-negative integer, a SeedSequence or a "
-                        f"numpy Generator, got {seed!r}")
+                        f"numpy Generator, got {plain(seed)!r}")
     try:
         np.random.SeedSequence(seed)
     except (TypeError, ValueError) as err:
@@ -318,6 +331,9 @@ def as_labels(labels: Any, n: int | None = None) -> np.ndarray:
     the conversion is exact). Anything else is a ``TypeError`` or ``ValueError``.
     """
     arr = np.asarray(labels)
+    if arr.ndim == 0:
+        raise TypeError(f"labels must be an array of one integer label per record, got the "
+                        f"single value {plain(labels)!r}")
     if arr.ndim != 1:
         raise ValueError(f"labels must be 1-D, got shape {arr.shape}")
     if n is not None and arr.shape[0] != n:

@@ -311,3 +311,39 @@ def test_a_bad_method_option_is_named_by_its_flag_before_the_input_is_read(
                      capsys)
     assert said in one_line_error(rc, err)
     assert not (tmp_path / "o.csv").exists()
+
+
+@pytest.mark.parametrize("call, shown", [
+    (lambda X: ma.mdav(X, np.float64(3.0)), "k must be an integer, got 3.0"),
+    (lambda X: ma.hybrid(X, k=3, K=np.float64(12)), "got 12.0"),
+    (lambda X: ma.blocked(X, 3, block_size=np.float64(9)), "got 9.0"),
+    (lambda X: ma.ga_partition(X[:12], 3, iterations=np.float32(5)), "got 5.0"),
+    (lambda X: ma.hybrid(X, k=3, seed=np.float64(1)), "got 1.0"),
+])
+def test_numpy_scalars_are_shown_as_the_user_typed_them(X, call, shown):
+    """numpy 2's reprs reached the messages: "k must be an integer, got np.float64(3.0)"."""
+    with pytest.raises(TypeError) as err:
+        call(X)
+    assert shown in str(err.value) and "np." not in str(err.value)
+
+
+def test_a_single_value_given_as_labels_is_named(X):
+    """``sse(X, "abc")`` said only "labels must be 1-D, got shape ()"."""
+    with pytest.raises(TypeError, match="one integer label per record, got the single value "
+                                        "'abc'"):
+        ma.sse(X, "abc")
+
+
+@pytest.mark.parametrize("seed", ["-1", "x", "1.5"])
+def test_a_bad_seed_on_the_command_line_is_named_in_its_words(tmp_path, capsys, seed):
+    """``--seed -1`` got the API's words: "--seed must be None, a non-negative integer, a
+    SeedSequence or a numpy Generator, got -1"."""
+    from cli_helpers import one_line_error, run
+
+    src = tmp_path / "in.csv"
+    pd.DataFrame({"a": range(8), "b": range(8)}).to_csv(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "2", "--method", "hybrid", "--seed", seed,
+                      "-o", tmp_path / "o.csv"], capsys)
+    line = one_line_error(rc, err)
+    assert f"--seed: expected a whole number of at least 0, got '{seed}'" in line, line
+    assert "Generator" not in line and not (tmp_path / "o.csv").exists()

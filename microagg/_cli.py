@@ -115,11 +115,17 @@ def _info_command(_: argparse.Namespace) -> int:
     print("data files (SHA-256 checked now):")
     for row in _datafiles.file_status():
         print(f"  {row['status']:<13} {row['file']:<21} {row['where']}")
-    from ._env import switch_values
+    from ._env import switch_problems, switch_values
 
     print("environment switches:")
+    problems = switch_problems()
     for name, value, meaning in switch_values():
         print(f"  {name}={value}  ({meaning})")
+        if name in problems:
+            print(f"    problem: {problems[name]}")
+    if problems:
+        print(f"microagg: warning: {', '.join(problems)} set to a value the package does not "
+              "understand (see above)", file=sys.stderr)
     return 0
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["SWITCHES", "TEST_SWITCHES", "switch_values", "flag"]
+__all__ = ["SWITCHES", "TEST_SWITCHES", "ON_OFF", "switch_values", "switch_problems", "flag"]
 
 #: Switches the package reads: name -> meaning.
 SWITCHES = {
@@ -43,6 +43,10 @@ TEST_SWITCHES = {
                             "processes are ended when it ends (tools/assignments.py)",
 }
 
+
+#: The package's on/off switches, each read with :func:`flag`.
+ON_OFF = ("MICROAGG_OFFLINE", "MICROAGG_DISABLE_NUMBA", "MICROAGG_QUICK",
+          "MICROAGG_STATIC_EXPLORERS")
 
 #: How an on/off switch is written: on, or off (unset is off).
 ON = ("1", "true", "yes", "on")
@@ -89,3 +93,30 @@ def switch_values() -> list[tuple[str, str, str]]:
     """
     return [(name, os.environ.get(name, "(unset)"), meaning)
             for name, meaning in SWITCHES.items()]
+
+
+def switch_problems() -> dict[str, str]:
+    """The package switches set to a value the package would refuse, each with the error it
+    would raise when read (``microagg info`` shows them beside the values).
+
+    Examples
+    --------
+    >>> import os
+    >>> from unittest import mock
+    >>> with mock.patch.dict(os.environ, {"MICROAGG_OFFLINE": "maybe"}):
+    ...     list(switch_problems())
+    ['MICROAGG_OFFLINE']
+    """
+    from ._gomm_eval import cache_budget  # its reader, which checks the value
+
+    problems = {}
+    for name in ON_OFF:
+        try:
+            flag(name)
+        except ValueError as err:
+            problems[name] = str(err)
+    try:
+        cache_budget()
+    except ValueError as err:
+        problems["MICROAGG_GOMM_CACHE_MB"] = str(err)
+    return problems

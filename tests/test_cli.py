@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from microagg._cli import main
+from microagg._env import ON_OFF, SWITCHES
 
 
 def test_protect_writes_k_anonymous_csv(tmp_path, capsys):
@@ -126,6 +127,26 @@ def test_info_says_why_numba_is_off(monkeypatch, capsys):
     assert main(["info"]) == 0
     out = capsys.readouterr().out
     assert "off: numba is not installed" in out and 'pip install "microagg[fast]"' in out
+
+
+@pytest.mark.parametrize("name, value", [(n, "maybe") for n in ON_OFF]
+                         + [("MICROAGG_GOMM_CACHE_MB", "lots")])
+def test_info_names_a_switch_set_to_a_value_the_package_does_not_understand(
+        monkeypatch, capsys, name, value):
+    """``microagg info`` listed ``MICROAGG_OFFLINE=maybe`` like any other value, though the
+    package refuses it when it reads it."""
+    monkeypatch.setenv(name, value)
+    assert main(["info"]) == 0
+    out, err = capsys.readouterr()
+    line = out.split(f"  {name}={value}  (", 1)[1].splitlines()[1]
+    assert line.startswith("    problem: ") and repr(value) in line, line
+    assert out.count("problem: ") == 1
+    assert f"microagg: warning: {name} set to a value the package does not understand" in err
+
+
+def test_every_switch_read_as_on_or_off_is_checked_by_info():
+    """The switches documented as ``1: ...`` are those :data:`ON_OFF` lists (and info checks)."""
+    assert sorted(ON_OFF) == sorted(n for n, m in SWITCHES.items() if m.startswith("1:"))
 
 
 def test_unknown_command_exits():

@@ -43,7 +43,7 @@ from ._release import (
     text_to_numbers,
     unused_categories_error,
 )
-from ._stream import arrow_frame, file_format, require_pyarrow, stored_index
+from ._stream import arrow_frame, existing_file, file_format, require_pyarrow, stored_index
 from ._validate import check_flags, check_texts, column_labels, number_objects
 
 __all__ = ["ReleaseAudit", "audit", "table_batches", "check_release"]
@@ -211,14 +211,9 @@ def audit(original: Any, released: Any, k: int, *, strata: Any = None, columns: 
             raise TypeError(f"{name} must be a pandas DataFrame or the path of a CSV or "
                             f"Parquet file, got {type(table).__name__}; for an array, "
                             "pd.DataFrame(array) (both with the same columns)")
-        if not isinstance(table, pd.DataFrame) and not Path(table).is_file():
-            # (else pandas' "[Errno 2] No such file or directory", which names no role)
-            if not Path(table).exists():
-                raise FileNotFoundError(f"{name} file {table} does not exist")
-            if Path(table).is_dir():
-                raise IsADirectoryError(f"{name} {table} is a folder, not a CSV or Parquet "
-                                        "file; for a folder of Parquet parts, give "
-                                        "pandas.read_parquet(folder)")
+        if not isinstance(table, pd.DataFrame):
+            existing_file(table, name, folder_hint="; for a folder of Parquet parts, give "
+                                                   "pandas.read_parquet(folder)")
     fin, fout = formats
     dialect = dialect_for(delimiter, decimal, [
         f for f, fmt in ((original, fin), (released, fout))

@@ -64,7 +64,7 @@ from ._entry import SIGNALS
 from ._mdav.dispatch import ENGINE_NAMES
 from ._methods import METHODS, check_option_values, seeded
 from ._release import check_names
-from ._stream import PARQUET_SUFFIXES
+from ._stream import PARQUET_SUFFIXES, existing_file
 
 __all__ = ["WINDOWS", "METHOD_OPTIONS", "COMPRESSIONS", "add_method_options", "method_params",
            "input_file", "output_target", "read_input", "InputTable", "write_table",
@@ -233,15 +233,11 @@ def input_file(name: str, role: str = "input", stdin: bool = True) -> Path | Non
                              "name")
         return None
     path = Path(name)
-    if not path.exists():
-        hint = " (give - to read standard input)" if stdin else ""
-        raise FileNotFoundError(f"{role} file {name} does not exist{hint}")
-    if path.is_dir():
-        parts = any(p.suffix.lower() in PARQUET_SUFFIXES for p in path.iterdir())
-        hint = ("; for a folder of Parquet parts (Dask's to_parquet), audit it in Python: "
-                "microagg.audit(original, pandas.read_parquet(folder), k)") if parts else ""
-        raise IsADirectoryError(f"{role} {name} is a folder, not a CSV or Parquet file{hint}")
-    return path
+    parts = path.is_dir() and any(p.suffix.lower() in PARQUET_SUFFIXES for p in path.iterdir())
+    return existing_file(
+        name, role, missing_hint=" (give - to read standard input)" if stdin else "",
+        folder_hint="; for a folder of Parquet parts (Dask's to_parquet), audit it in Python: "
+                    "microagg.audit(original, pandas.read_parquet(folder), k)" if parts else "")
 
 
 def check_name_length(out: Path) -> None:

@@ -96,7 +96,8 @@ from ._strata import (
 )
 from ._validate import NonFinite, as_matrix, check_k, counted
 
-__all__ = ["BATCH_ROWS", "ROW", "FORMATS", "PARQUET_SUFFIXES", "file_format", "require_pyarrow",
+__all__ = ["BATCH_ROWS", "ROW", "FORMATS", "PARQUET_SUFFIXES", "file_format", "existing_file",
+           "require_pyarrow",
            "lean_memory", "profile_file", "stored_index",
            "StreamSettings", "UnitSummary", "protect_stream", "protect_unit", "read_unit",
            "merge_lines"]
@@ -151,6 +152,29 @@ def file_format(path: Path | str | None, forced: str | None) -> str:
                          "(or read it with pandas and call microagg.microaggregate), name an "
                          "output .csv or .parquet, or give --format if the name misleads")
     return "csv"
+
+
+def existing_file(name: str | os.PathLike[str], role: str, *, missing_hint: str = "",
+                  folder_hint: str = "") -> Path:
+    """``name`` as a path, once it is known to exist and not to be a folder: the errors name
+    the file by its ``role`` (``input``, ``original``, ``released``), which pandas' "[Errno 2]
+    No such file or directory" does not. The command line and :func:`microagg.audit` check
+    their files here, each adding its own hints.
+
+    Examples
+    --------
+    >>> existing_file("no-such.csv", "released")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: released file no-such.csv does not exist
+    """
+    path = Path(name)
+    if not path.exists():
+        raise FileNotFoundError(f"{role} file {name} does not exist{missing_hint}")
+    if path.is_dir():
+        raise IsADirectoryError(f"{role} {name} is a folder, not a CSV or Parquet "
+                                f"file{folder_hint}")
+    return path
 
 
 def require_pyarrow(why: str) -> Any:

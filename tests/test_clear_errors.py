@@ -288,7 +288,7 @@ def test_a_warning_at_start_up_is_one_line_too():
     (["--method", "vmdav", "--leftover", "nowhere"], "--leftover must be 'centroid' or 'record'"),
     (["--engine", "fast"], "--engine must be one of 'auto', "),
     (["--method", "ivmdav", "--candidates", "2"], "--candidates must be at least 3, got 2"),
-    (["--method", "hybrid", "--seed", "-1"], "--seed must be None, a non-negative integer"),
+    (["--method", "hybrid", "--seed", "-1"], "--seed: expected a whole number of at least 0"),
     (["--method", "hybrid", "--mutation-rate", "2"], "--mutation-rate must be in [0, 1], got 2.0"),
     (["--method", "hybrid", "--partitioning", "three"], "--partitioning must be 'one-step' or"),
     (["--method", "hybrid", "--K", "7"], "two-step partitioning needs K divisible by k"),

@@ -1331,6 +1331,32 @@ def test_the_combination_counts_match_counting_the_rows_one_by_one():
         assert counter.rows == n and counter.smallest() == int(plain.min())
 
 
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_every_combination_count_matches_a_plain_count_over_many_batches(data):
+    """Every count, not only the smallest, over batches that each add new values (the codes'
+    sorted arrays grow by insertion), with a column read as numbers in some batches and as
+    text in others (CSV chunks can be): the number 1.5 and the text "1.5" differ."""
+    from microagg._audit import Combinations
+
+    values = st.sampled_from([0.0, -0.0, 1.5, -2.0, np.nan, 1e300, -1e-300, 7.25, 3.0])
+    batches = data.draw(st.lists(st.tuples(
+        st.lists(st.tuples(values, st.integers(0, 4)), min_size=1, max_size=12),
+        st.booleans()), min_size=1, max_size=8))
+    counter = Combinations()
+    keys = []
+    for rows, as_text in batches:
+        f = pd.Series([v for v, _ in rows], dtype=float)
+        if as_text:
+            f = f.astype(str)
+        counter.add(pd.DataFrame({"f": f, "i": [i for _, i in rows]}))
+        keys += [(("t", str(v)) if as_text else ("n", "NaN" if np.isnan(v) else v + 0.0),
+                  str(i)) for v, i in rows]
+    plain = pd.Series(keys).value_counts()
+    assert counter.rows == len(keys)
+    assert sorted(counter._counts.tolist()) == sorted(plain.tolist())
+
+
 def test_audit_cli_on_any_tool_s_files(tmp_path, capsys):
     df = _numbers(30)
     src, good, raw = tmp_path / "in.csv", tmp_path / "good.csv", tmp_path / "raw.csv"

@@ -46,8 +46,10 @@ _GOMM_QUICK = {"population": 30, "generations": 8, "crossovers": 5, "mutations_p
 #: Clustered sets were never published: each seed of ``draws`` re-draws them (and seeds the
 #: GA); on the real sets each seed of ``seeds`` seeds the GA. Twenty re-draws and ten runs on
 #: the real sets, as many as the statuses need (MIN_DRAWS re-draws, MIN_RUNS runs): the
-#: book's heaviest cell, 820 s of CPU time and 420 s on two cores (measured 2026-11-28; the
-#: GA's kernel cannot be made faster with the same draws, tests/benchmarks/bench_ga.py).
+#: book's heaviest cell, 360 hybrid runs (an EIA run alone takes about 15 s of CPU): the
+#: genetic chapter took 1,424 s of the strict build's 1,950 on two cores (fresh-clone
+#: ``make test``, 2026-11-30; the GA's kernel cannot be made faster with the same draws,
+#: tests/benchmarks/bench_ga.py).
 _GENETIC = {"iterations": GA.iterations, "draws": tuple(range(20)), "seeds": tuple(range(10))}
 _GENETIC_QUICK = {"iterations": 200, "draws": (0, 1, 2), "seeds": (0,)}
 #: V-MDAV's Synthetic 1-3 were never published: 20 re-draws of our re-creations.

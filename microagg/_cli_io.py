@@ -1,8 +1,9 @@
 """Helpers of the command line (:mod:`microagg._cli`): files, method options, errors.
 
 * Input and output files: the input must be a readable file (``-``: standard
-  input); the output may not be the input. Every temporary file of a run lives in
-  one private folder (mode 0700, :func:`run_folder`) beside the output, removed
+  input); the output may not be the input, nor a device or a pipe (which publishing
+  would replace). Every temporary file of a run lives in one private folder (mode
+  0700, :func:`run_folder`) beside the output, removed
   however the run ends (a watchdog process removes it even after ``kill -9``). The
   output is written there, audited, and then published under its name without ever
   replacing a file that exists, even one another run created meanwhile (:func:`publish`);
@@ -267,6 +268,11 @@ def output_target(name: str | None, source: Path | None, force: bool) -> Path | 
                          "output file with -o")
     if out.is_dir():
         raise IsADirectoryError(f"output {name} is a folder; give a file name with -o")
+    if out.exists() and not out.is_file():  # (followed: /dev/stdout is a link to a pipe)
+        raise ValueError(f"output {name} is not a regular file (a device, a pipe or a socket),"
+                         " which the release would replace (the output is published by a "
+                         "rename), --force or not: write to standard output instead, "
+                         f"-o - > {name}")
     if not out.parent.is_dir():
         raise FileNotFoundError(f"the folder {out.parent} of the output file does not exist")
     if (out.exists() or out.is_symlink()) and not force:

@@ -49,6 +49,24 @@ def test_protect_never_writes_over_its_input(src, capsys, spelling):
     assert src.read_bytes() == before
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+@pytest.mark.parametrize("force", [[], ["--force"]])
+@pytest.mark.parametrize("spelling", ["pipe", "symlink"])
+def test_protect_never_replaces_a_device_or_pipe(src, tmp_path, capsys, force, spelling):
+    """``-o /dev/null --force`` (run as root: a container) replaced the device with the
+    release, and without ``--force`` the error advised it: a name that is no regular file
+    is refused either way, and standard output suggested instead."""
+    fifo = tmp_path / "fifo.csv"
+    os.mkfifo(fifo)
+    target = fifo if spelling == "pipe" else tmp_path / "link.csv"
+    if spelling == "symlink":
+        target.symlink_to(fifo)
+    rc, _, err = run(["protect", src, "-k", "3", "-o", target, *force], capsys)
+    line = one_line_error(rc, err)
+    assert "not a regular file" in line and "-o -" in line and "use --force" not in line
+    assert fifo.is_fifo() and target.is_symlink() == (spelling == "symlink")
+
+
 def test_existing_output_is_replaced_only_with_force(src, tmp_path, capsys):
     out = tmp_path / "out.csv"
     out.write_text("keep me\n")

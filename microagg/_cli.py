@@ -50,6 +50,7 @@ from ._cli_io import (
     method_params,
     one_line,
     output_target,
+    printable,
     read_input,
     write_table,
 )
@@ -227,11 +228,12 @@ def _audit_command(args: argparse.Namespace) -> int:
     def listed(cols: list) -> str:
         return ", ".join(map(str, cols)) or "none"
 
-    print(f"microagg: audited {result.rows} rows: protected {listed(result.protected)}; "
-          f"strata {listed(result.strata)}; kept {listed(result.kept)}; smallest released "
-          f"combination {counted(result.smallest, 'row')} (k={args.k})", file=sys.stderr)
+    print(printable(f"microagg: audited {result.rows} rows: protected "
+                    f"{listed(result.protected)}; strata {listed(result.strata)}; kept "
+                    f"{listed(result.kept)}; smallest released combination "
+                    f"{counted(result.smallest, 'row')} (k={args.k})"), file=sys.stderr)
     for note in result.notes:
-        print(f"microagg: note: {note}", file=sys.stderr)
+        print(printable(f"microagg: note: {note}"), file=sys.stderr)
     if not result.passed:
         raise ValueError("the release fails the audit: " + "; ".join(result.failures))
     print("microagg: the release passes the audit", file=sys.stderr)
@@ -451,7 +453,7 @@ def _clean_shutdown() -> Iterator[None]:
 def one_line_warning(message: Warning | str, category: type[Warning], *_: Any,
                       **__: Any) -> None:
     """Print a warning as ``microagg: warning: ...`` on stderr (``--debug``: Python's form)."""
-    print(f"microagg: warning: {' '.join(str(message).split())}", file=sys.stderr)
+    print(printable(f"microagg: warning: {' '.join(str(message).split())}"), file=sys.stderr)
 
 
 def _written(args: argparse.Namespace) -> tuple[Any, str]:
@@ -479,7 +481,7 @@ def _say(line: str) -> None:
     """Print the line that ends a run on standard error; a reader of it that has gone
     away (``2>&1 | head -c 1``) changes nothing: the exit status still says it."""
     try:
-        print(line, file=sys.stderr, flush=True)
+        print(printable(line), file=sys.stderr, flush=True)
     except BrokenPipeError:
         pass
 

@@ -72,7 +72,7 @@ __all__ = ["WINDOWS", "METHOD_OPTIONS", "COMPRESSIONS", "add_method_options", "m
            "columns_arg", "list_arg", "add_csv_options", "csv_dialect",
            "run_folder", "guard", "atomic_target", "publish", "compression_of", "open_output",
            "signals_held", "one_line", "DAMAGED", "damaged_input", "disk_full", "detached",
-           "copy_out", "check_name_length"]
+           "copy_out", "check_name_length", "printable"]
 
 #: Whether this is Windows, where files, processes and signals differ (no groups or modes
 #: to hand on, a rename that never replaces, no POSIX helper processes): the one place the
@@ -835,3 +835,23 @@ def one_line(err: BaseException) -> str:
     if isinstance(err, KeyError) and len(err.args) == 1:
         text = f"no such key {err.args[0]!r}"
     return text or type(err).__name__
+
+
+#: Characters a terminal obeys rather than shows: the C0 controls but the tab, DEL, the C1
+#: controls, and the bidirectional overrides and isolates, which reorder what follows.
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    r"""``text`` with every control character written as its escape (``\x1b``), for a line
+    on the terminal that names what a file holds (its column names, a stratum's key, a
+    value): an escape sequence there (``ESC [2J``, a window title, a carriage return) would
+    clear the screen, retitle the window or overwrite the line, e.g. the one listing the
+    columns passed through unprotected.
+
+    Examples
+    --------
+    >>> print(printable("kept unchanged: \x1b[2Jname\r"))
+    kept unchanged: \x1b[2Jname\r
+    """
+    return _CONTROL.sub(lambda m: repr(m[0])[1:-1], text)

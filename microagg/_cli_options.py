@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._cli_io import compression_of, csv_dialect, list_arg
+from ._cli_io import compression_of, csv_dialect, list_arg, printable
 from ._csv import COMPRESSED, DEFAULT_DIALECT, CsvDialect, starts_with_bom
 from ._release import Roles
 from ._stream import file_format
@@ -86,25 +86,28 @@ def na_arg(text: str | None) -> list[str]:
 
 def print_roles(roles: Roles, err: Any, fmts: tuple[str, str]) -> None:
     """The columns protected, kept and passed through, and the notes, on ``err``; from
-    CSV to Parquet (``fmts``), that the unprotected columns are stored as text."""
-    print(f"microagg: protected {len(roles.protect)} column(s): "
-          f"{', '.join(map(str, roles.protect))}", file=err)
+    CSV to Parquet (``fmts``), that the unprotected columns are stored as text. The names
+    are the file's: each line is shown :func:`~microagg._cli_io.printable`."""
+    def say(line: str) -> None:
+        print(printable(line), file=err)
+
+    say(f"microagg: protected {len(roles.protect)} column(s): "
+        f"{', '.join(map(str, roles.protect))}")
     if roles.keep:
-        print(f"microagg: kept unchanged: {', '.join(map(str, roles.keep))}", file=err)
+        say(f"microagg: kept unchanged: {', '.join(map(str, roles.keep))}")
     if roles.strata:
-        print(f"microagg: strata, released as their unit's key (a merged small stratum's "
-              f"rows under the key of the stratum it joined): "
-              f"{', '.join(map(str, roles.strata))}", file=err)
-    print(f"microagg: passed through unchanged: {', '.join(map(str, roles.passed)) or 'none'}",
-          file=err)
+        say(f"microagg: strata, released as their unit's key (a merged small stratum's "
+            f"rows under the key of the stratum it joined): "
+            f"{', '.join(map(str, roles.strata))}")
+    say(f"microagg: passed through unchanged: {', '.join(map(str, roles.passed)) or 'none'}")
     for note in roles.notes:
-        print(f"microagg: note: {note}", file=err)
+        say(f"microagg: note: {note}")
     text = [*roles.keep, *roles.strata, *roles.passed]
     if fmts == ("csv", "parquet") and text:
-        print(f"microagg: note: the Parquet output stores the columns not protected as text, "
-              f"exactly as the CSV wrote them ({', '.join(map(str, text[:5]))}"
-              f"{', ...' if len(text) > 5 else ''}); where a number is needed, convert after "
-              "reading (pandas: pd.to_numeric)", file=err)
+        say(f"microagg: note: the Parquet output stores the columns not protected as text, "
+            f"exactly as the CSV wrote them ({', '.join(map(str, text[:5]))}"
+            f"{', ...' if len(text) > 5 else ''}); where a number is needed, convert after "
+            "reading (pandas: pd.to_numeric)")
 
 
 def formats(args: argparse.Namespace, source: Path | None, out: Path | None

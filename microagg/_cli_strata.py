@@ -40,6 +40,7 @@ from ._cli_io import (
     guard,
     list_arg,
     open_output,
+    printable,
     run_folder,
     signals_held,
 )
@@ -269,14 +270,14 @@ def _report(args: argparse.Namespace, settings: StreamSettings, roles: Roles,
     err = sys.stderr
     plan, summaries = report["plan"], report["summaries"]
     print_roles(roles, err, fmts)
-    print(f"microagg: {len(plan.keys)} strata by {', '.join(settings.strata)} (sizes "
-          f"{plan.sizes.min()}..{plan.sizes.max()}), {len(plan.merged)} merged, protected "
-          "as units in stratum order; the output is grouped by unit (a stratum with the "
-          "small strata merged into it, released under its key), rows of a unit in input "
-          "order: to compare it with the input row by row, read both indexed by an "
-          "identifier column", file=err)
-    for line in merge_lines(plan, settings.strata):
-        print(f"microagg: {line}", file=err)
+    print(printable(f"microagg: {len(plan.keys)} strata by {', '.join(settings.strata)} "
+                    f"(sizes {plan.sizes.min()}..{plan.sizes.max()}), {len(plan.merged)} "
+                    "merged, protected as units in stratum order; the output is grouped by "
+                    "unit (a stratum with the small strata merged into it, released under its "
+                    "key), rows of a unit in input order: to compare it with the input row by "
+                    "row, read both indexed by an identifier column"), file=err)
+    for line in merge_lines(plan, settings.strata):  # (the strata's keys, from the file)
+        print(printable(f"microagg: {line}"), file=err)
     ils = [s.information_loss for s in summaries]
     whole = report["information_loss"]
     shown = (f"IL = {whole:.4f}% of the whole table" if np.isfinite(whole) else

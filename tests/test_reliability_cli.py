@@ -7,6 +7,7 @@ check that the installed command really prints no traceback.
 
 from __future__ import annotations
 
+import csv
 import os
 import subprocess
 import sys
@@ -65,6 +66,36 @@ def test_protect_never_replaces_a_device_or_pipe(src, tmp_path, capsys, force, s
     line = one_line_error(rc, err)
     assert "not a regular file" in line and "-o -" in line and "use --force" not in line
     assert fifo.is_fifo() and target.is_symlink() == (spelling == "symlink")
+
+
+#: Names a file could hold that a terminal obeys: clear the screen, set the window's title,
+#: return to the line's start, reverse the text that follows.
+SEQUENCES = ["\x1b[2J", "\x1b]0;x\x07", "\r", "\u202e"]
+
+
+@pytest.mark.parametrize("command", ["in memory", "by strata", "refused", "audit"])
+def test_names_from_the_file_reach_the_terminal_escaped(tmp_path, capsys, command):
+    """Column names and a stratum's key reached standard error as they stand: a column named
+    ``\\x1b[2J`` cleared the screen, one holding ``\\r`` could overwrite the line listing the
+    columns passed through unprotected. Each is shown as its escape (``\\x1b``)."""
+    weird = "".join(SEQUENCES)
+    frame = _table(30)
+    frame["s"] = [weird] * 2 + ["x"] * 28  # (a small stratum, merged: its key is named)
+    frame[f"kept{weird}"] = "t"
+    frame[f"passed{weird}"] = "u"
+    src = tmp_path / "in.csv"
+    frame.to_csv(src, index=False, quoting=csv.QUOTE_NONNUMERIC)  # (a lone \r quoted)
+    out = tmp_path / "out.csv"
+    keep = ["--keep", f"kept{weird}"]
+    argv = {"in memory": ["protect", src, "-k", "3", *keep, "--keep-rest", "-o", out],
+            "by strata": ["protect", src, "-k", "3", "--strata", "s", "--small-strata",
+                          "merge", *keep, "--keep-rest", "-o", out],
+            "refused": ["protect", src, "-k", "3", "-o", out],
+            "audit": ["audit", src, src, "-k", "3", *keep, "--keep-rest"]}[command]
+    rc, _, err = run(argv, capsys)
+    assert rc in (0, 2) and "Traceback" not in err, err
+    assert not any(seq in err for seq in SEQUENCES), repr(err)
+    assert "\\x07\\r\\u202e" in err  # (a value's digits are shown as #)
 
 
 def test_existing_output_is_replaced_only_with_force(src, tmp_path, capsys):

@@ -149,7 +149,7 @@ def _data_command(args: argparse.Namespace) -> int:
 def _protect_command(args: argparse.Namespace) -> int:
     check_release_k(args.k)  # before the input is read
     source = input_file(args.input)
-    out = output_target(args.output, source, args.force)
+    out = output_target(args.output, source, args.force, stdin=True)
     fmts = formats(args, source, out)
     params = method_params(args)
     columns = columns_arg(args.columns)

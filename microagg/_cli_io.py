@@ -34,6 +34,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -241,6 +242,15 @@ def input_file(name: str, role: str = "input", stdin: bool = True) -> Path | Non
                     "microagg.audit(original, pandas.read_parquet(folder), k)" if parts else "")
 
 
+def _redirected_from(out: Path) -> bool:
+    """Whether standard input is the file ``out`` (``< out``)."""
+    try:
+        held = os.fstat(sys.stdin.fileno())
+        return stat.S_ISREG(held.st_mode) and os.path.samestat(held, os.stat(out))
+    except (AttributeError, OSError, ValueError):  # closed, no file below it, no such out
+        return False
+
+
 def check_name_length(out: Path) -> None:
     """Refuse an output name longer than its folder allows: in bytes (``PC_NAME_MAX``, else
     255) on POSIX systems, in UTF-16 characters (255) on Windows (NTFS, exFAT)."""
@@ -256,8 +266,12 @@ def check_name_length(out: Path) -> None:
                          f"{limit} its folder allows: choose a shorter name")
 
 
-def output_target(name: str | None, source: Path | None, force: bool) -> Path | None:
-    """The output file (``None``: standard output), checked before any work is done."""
+def output_target(name: str | None, source: Path | None, force: bool, *,
+                  stdin: bool = False) -> Path | None:
+    """The output file (``None``: standard output), checked before any work is done.
+
+    ``source`` is the input file; ``stdin``: the command reads standard input (``source``
+    ``None``), which may be a file redirected with ``<``, refused as an output as well."""
     if name is None or name == "-":
         return None
     out = Path(name)
@@ -266,6 +280,9 @@ def output_target(name: str | None, source: Path | None, force: bool) -> Path | 
                                or (out.exists() and os.path.samefile(out, source))):
         raise ValueError(f"refusing to write over the input file {source}: choose another "
                          "output file with -o")
+    if stdin and source is None and _redirected_from(out):
+        raise ValueError(f"refusing to write over the input file {name}, which standard input "
+                         "reads (< redirects it): choose another output file with -o")
     if out.is_dir():
         raise IsADirectoryError(f"output {name} is a folder; give a file name with -o")
     if out.exists() and not out.is_file():  # (followed: /dev/stdout is a link to a pipe)

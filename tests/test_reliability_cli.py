@@ -50,6 +50,22 @@ def test_protect_never_writes_over_its_input(src, capsys, spelling):
     assert src.read_bytes() == before
 
 
+@pytest.mark.parametrize("spelling", ["same", "symlink"])
+def test_protect_never_writes_over_its_input_read_as_standard_input(src, capsys, monkeypatch,
+                                                                    spelling):
+    """``microagg protect - -o in.csv --force < in.csv`` replaced the input with the release
+    (the check compared the output with a named input only)."""
+    before = src.read_bytes()
+    target = src if spelling == "same" else src.parent / "link.csv"
+    if spelling == "symlink":
+        target.symlink_to(src)
+    with open(src, encoding="utf-8") as redirected:
+        monkeypatch.setattr(sys, "stdin", redirected)
+        rc, _, err = run(["protect", "-", "-k", "3", "-o", target, "--force"], capsys)
+    assert "input" in one_line_error(rc, err) and "standard input" in err
+    assert src.read_bytes() == before
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
 @pytest.mark.parametrize("force", [[], ["--force"]])
 @pytest.mark.parametrize("spelling", ["pipe", "symlink"])

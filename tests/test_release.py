@@ -603,14 +603,16 @@ _PIECES = st.sampled_from([*"0123456789", " ", ",", "$", "\u20ac", "%", "_", "'"
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.lists(_PIECES, max_size=8).map("".join), min_size=1, max_size=30),
-       st.sampled_from([str, object]))
-def test_numbers_in_text_are_read_as_the_definition_reads_them(values, dtype):
+       st.sampled_from([str, object]), st.integers(1, 3))
+def test_numbers_in_text_are_read_as_the_definition_reads_them(values, dtype, repeats):
     """A value holds a number if it reads as one, or holds a digit of any script and is no
     date; the audit reads a value as a number once the decoration is removed, skipping the
-    (slow) removal for values that already read as numbers. The shortcuts change nothing:
-    the definitions, applied to every value, give the same answers."""
+    (slow) removal for values that already read as numbers, and reads a repeated value
+    once (``repeats``). The shortcuts change nothing: the definitions, applied to every
+    value, give the same answers."""
     from microagg._release import DATED, DIGIT, decorated_numbers, numeric_text, undecorated
 
+    values = [v for v in values for _ in range(repeats)]
     text = pd.Series(values, dtype=dtype)
     cleaned = pd.to_numeric(undecorated(text), errors="coerce")
     plain = pd.to_numeric(text, errors="coerce").notna().to_numpy()

@@ -7,6 +7,7 @@ Sub-commands, one function each::
                                           copy (or download) and verify the reference data
     microagg protect IN.csv -k 3 [-o OUT.csv] [--force] [--method mdav] [--columns a,b]
                  [--strata COL[,COL]] [--small-strata merge] [--jobs N | --scheduler ADDR]
+                 [--report FILE]
                                           microaggregate a CSV or Parquet table,
                                           optionally stratum by stratum
     microagg audit ORIGINAL RELEASED -k K [--strata COL[,COL]] [--columns a,b] [--keep c]
@@ -19,7 +20,8 @@ Every user error is one line on standard error and a non-zero exit status
 (``--debug`` shows the traceback). An interrupt (Ctrl-C, SIGTERM, SIGHUP) is a clean
 shutdown: one line, the temporary files removed, no output file, exit status 128 plus
 the signal's number (130 for Ctrl-C, 143 for SIGTERM). File handling and the method options live in
-:mod:`microagg._cli_io`; formats, strata, jobs and clusters in :mod:`microagg._cli_strata`.
+:mod:`microagg._cli_io`; formats, strata, jobs and clusters in :mod:`microagg._cli_strata`;
+the record of ``protect --report`` in :mod:`microagg._provenance`.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import signal
 import sys
 import threading
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
@@ -69,6 +71,7 @@ from ._defaults import METHOD, SMALL_STRATA_POLICY
 from ._entry import SIGNALS, interrupted
 from ._methods import METHODS
 from ._protect import check_call, protect_decided
+from ._provenance import Provenance, memory_result, pending_report, release_record, report_target
 from ._release import (
     FILE_ROWS,
     check_release_k,
@@ -150,6 +153,7 @@ def _protect_command(args: argparse.Namespace) -> int:
     check_release_k(args.k)  # before the input is read
     source = input_file(args.input)
     out = output_target(args.output, source, args.force, stdin=True)
+    report = report_target(args.report, source=source, out=out, force=args.force)
     fmts = formats(args, source, out)
     params = method_params(args)
     columns = columns_arg(args.columns)
@@ -160,10 +164,12 @@ def _protect_command(args: argparse.Namespace) -> int:
                                     if fmt == "csv"],
                              csv_input=source if fmts == ("csv", "csv") and strata else None)
     check_role_clash(columns, choice.keep or [], strata or [])  # (before the long read)
-    if strata is not None:
-        protect_by_strata(args, source, out, fmts, params, columns, strata, choice)
-    else:
-        _protect_in_memory(args, source, out, fmts, params, columns, choice)
+    with pending_report(report, force=args.force) as record:  # (published after the release)
+        if strata is not None:
+            protect_by_strata(args, source, out, fmts, params, columns, strata, choice,
+                              record=record)
+        else:
+            _protect_in_memory(args, source, out, fmts, params, columns, choice, record=record)
     if getattr(args, "seed", None) is None and "seed" in params:  # drawn by method_params
         print(f"microagg: note: no --seed given, so {args.method} ran with --seed "
               f"{params['seed']}: give it again to make this release again", file=sys.stderr)
@@ -172,8 +178,10 @@ def _protect_command(args: argparse.Namespace) -> int:
 
 def _protect_in_memory(args: argparse.Namespace, source: Path | None, out: Path | None,
                        fmts: tuple[str, str], params: dict[str, Any], columns: list[str] | None,
-                       choice: ReleaseChoice) -> None:
-    """``microagg protect`` without strata: the whole table in memory, stage by stage."""
+                       choice: ReleaseChoice, *,
+                       record: Callable[[Provenance], None] | None = None) -> None:
+    """``microagg protect`` without strata: the whole table in memory, stage by stage;
+    ``record`` gets the release's provenance once it has passed its audit (``--report``)."""
     dialect = choice.dialect
     decimal = dialect.decimal if fmts[0] == "csv" else "."  # (text in Parquet: a point)
     with stages(args.progress, _STAGES) as step:
@@ -198,8 +206,12 @@ def _protect_in_memory(args: argparse.Namespace, source: Path | None, out: Path 
 
         def check(tmp: Any) -> None:
             step()
-            check_release(df, tmp, args.k, roles, (None, fmts[1]), dialect,
-                          progress=shows_progress(args.progress), na=tuple(choice.na))
+            audited = check_release(df, tmp, args.k, roles, (None, fmts[1]), dialect,
+                                    progress=shows_progress(args.progress), na=tuple(choice.na))
+            if record is not None:
+                record(release_record(args, fmts=fmts, params=params, roles=roles,
+                                      rows=len(df), result=memory_result(info), audit=audited,
+                                      release=None if out is None else tmp))
 
         write_table(protected, out, sys.stdout, fmts[1], force=args.force, check=check,
                     types=read.arrow_schema, changed=roles.protect, dialect=dialect,
@@ -395,7 +407,14 @@ def _protect_parser(sub: Any, common: argparse.ArgumentParser) -> None:
                    "compressed so; it appears only when whole, never over an existing file "
                    "(even one another run just wrote) unless --force")
     m.add_argument("--force", action="store_true",
-                   help="replace the output file if it exists (atomically)")
+                   help="replace the output file (and the --report file) if it exists "
+                   "(atomically)")
+    m.add_argument("--report", metavar="FILE",
+                   help="write a provenance record of the release to FILE as JSON once the "
+                   "release is written and has passed its audit: versions, the files (the "
+                   "release's SHA-256), method, k and options (a seed drawn included), the "
+                   "columns and notes, groups, IL, SSE and SST, the audit; never a value of "
+                   "the input (strata by number, not by key); checked at start-up as -o is")
     m.add_argument("--method", default=METHOD, choices=list(METHODS),
                    help="microaggregation method (default mdav); see microagg.list_methods()")
     m.add_argument("--columns", help="comma-separated columns to protect (default: every "

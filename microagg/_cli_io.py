@@ -73,7 +73,7 @@ __all__ = ["WINDOWS", "METHOD_OPTIONS", "COMPRESSIONS", "add_method_options", "m
            "columns_arg", "list_arg", "add_csv_options", "csv_dialect",
            "run_folder", "guard", "atomic_target", "publish", "compression_of", "open_output",
            "signals_held", "one_line", "DAMAGED", "damaged_input", "disk_full", "detached",
-           "copy_out", "check_name_length", "printable"]
+           "copy_out", "check_name_length", "same_file", "printable"]
 
 #: Whether this is Windows, where files, processes and signals differ (no groups or modes
 #: to hand on, a rename that never replaces, no POSIX helper processes): the one place the
@@ -251,9 +251,10 @@ def _redirected_from(out: Path) -> bool:
         return False
 
 
-def check_name_length(out: Path) -> None:
+def check_name_length(out: Path, role: str = "output") -> None:
     """Refuse an output name longer than its folder allows: in bytes (``PC_NAME_MAX``, else
-    255) on POSIX systems, in UTF-16 characters (255) on Windows (NTFS, exFAT)."""
+    255) on POSIX systems, in UTF-16 characters (255) on Windows (NTFS, exFAT); ``role``
+    names the file in the error."""
     if WINDOWS:
         length = len(out.name.encode("utf-16-le", "surrogatepass")) // 2
         unit, limit = "characters", 255
@@ -262,38 +263,48 @@ def check_name_length(out: Path) -> None:
         limit = (os.pathconf(out.parent, "PC_NAME_MAX")
                  if hasattr(os, "pathconf") and out.parent.is_dir() else 255)
     if length > limit:
-        raise ValueError(f"the output file name is {length} {unit} long, more than the "
+        raise ValueError(f"the {role} file name is {length} {unit} long, more than the "
                          f"{limit} its folder allows: choose a shorter name")
 
 
+def same_file(path: Path, other: Path) -> bool:
+    """Whether ``path`` names the file ``other`` (spelled otherwise, through a link, or a
+    hard link to it), whether or not it exists yet."""
+    return path.resolve() == other.resolve() or (path.exists() and other.exists()
+                                                  and os.path.samefile(path, other))
+
+
 def output_target(name: str | None, source: Path | None, force: bool, *,
-                  stdin: bool = False) -> Path | None:
+                  stdin: bool = False, role: str = "output", flag: str = "-o"
+                  ) -> Path | None:
     """The output file (``None``: standard output), checked before any work is done.
 
     ``source`` is the input file; ``stdin``: the command reads standard input (``source``
-    ``None``), which may be a file redirected with ``<``, refused as an output as well."""
+    ``None``), which may be a file redirected with ``<``, refused as an output as well.
+    ``role`` and ``flag`` name the file and its option in the errors (another file the
+    run writes, such as ``protect --report``, is checked the same way)."""
     if name is None or name == "-":
         return None
     out = Path(name)
-    check_name_length(out)
-    if source is not None and (out.resolve() == source.resolve()
-                               or (out.exists() and os.path.samefile(out, source))):
+    check_name_length(out, role)
+    if source is not None and same_file(out, source):
         raise ValueError(f"refusing to write over the input file {source}: choose another "
-                         "output file with -o")
+                         f"{role} file with {flag}")
     if stdin and source is None and _redirected_from(out):
         raise ValueError(f"refusing to write over the input file {name}, which standard input "
-                         "reads (< redirects it): choose another output file with -o")
+                         f"reads (< redirects it): choose another {role} file with {flag}")
     if out.is_dir():
-        raise IsADirectoryError(f"output {name} is a folder; give a file name with -o")
+        raise IsADirectoryError(f"{role} {name} is a folder; give a file name with {flag}")
     if out.exists() and not out.is_file():  # (followed: /dev/stdout is a link to a pipe)
-        raise ValueError(f"output {name} is not a regular file (a device, a pipe or a socket),"
-                         " which the release would replace (the output is published by a "
-                         "rename), --force or not: write to standard output instead, "
-                         f"-o - > {name}")
+        what, instead = (("release", f"write to standard output instead, -o - > {name}")
+                         if flag == "-o" else (role, f"give {flag} a file name"))
+        raise ValueError(f"{role} {name} is not a regular file (a device, a pipe or a socket),"
+                         f" which the {what} would replace (the {role} is published by a "
+                         f"rename), --force or not: {instead}")
     if not out.parent.is_dir():
-        raise FileNotFoundError(f"the folder {out.parent} of the output file does not exist")
+        raise FileNotFoundError(f"the folder {out.parent} of the {role} file does not exist")
     if (out.exists() or out.is_symlink()) and not force:
-        raise FileExistsError(f"output file {name} exists; use --force to replace it")
+        raise FileExistsError(f"{role} file {name} exists; use --force to replace it")
     compression_of(out)  # an unsupported compression is refused before any work
     return out
 

@@ -23,7 +23,7 @@ from ._release import Roles
 from ._stream import file_format
 
 __all__ = ["ReleaseChoice", "add_release_options", "release_options", "na_arg", "print_roles",
-           "formats", "shows_progress", "bars", "stages"]
+           "role_notes", "formats", "shows_progress", "bars", "stages"]
 
 
 @dataclass(frozen=True)
@@ -85,9 +85,9 @@ def na_arg(text: str | None) -> list[str]:
 
 
 def print_roles(roles: Roles, err: Any, fmts: tuple[str, str]) -> None:
-    """The columns protected, kept and passed through, and the notes, on ``err``; from
-    CSV to Parquet (``fmts``), that the unprotected columns are stored as text. The names
-    are the file's: each line is shown :func:`~microagg._cli_io.printable`."""
+    """The columns protected, kept and passed through, and the notes (:func:`role_notes`),
+    on ``err``. The names are the file's: each line is shown
+    :func:`~microagg._cli_io.printable`."""
     def say(line: str) -> None:
         print(printable(line), file=err)
 
@@ -100,14 +100,20 @@ def print_roles(roles: Roles, err: Any, fmts: tuple[str, str]) -> None:
             f"rows under the key of the stratum it joined): "
             f"{', '.join(map(str, roles.strata))}")
     say(f"microagg: passed through unchanged: {', '.join(map(str, roles.passed)) or 'none'}")
-    for note in roles.notes:
+    for note in role_notes(roles, fmts):
         say(f"microagg: note: {note}")
+
+
+def role_notes(roles: Roles, fmts: tuple[str, str]) -> list[str]:
+    """The notes on the columns' roles, and, from CSV to Parquet (``fmts``), that the
+    unprotected columns are stored as text."""
     text = [*roles.keep, *roles.strata, *roles.passed]
-    if fmts == ("csv", "parquet") and text:
-        say(f"microagg: note: the Parquet output stores the columns not protected as text, "
-            f"exactly as the CSV wrote them ({', '.join(map(str, text[:5]))}"
-            f"{', ...' if len(text) > 5 else ''}); where a number is needed, convert after "
-            "reading (pandas: pd.to_numeric)")
+    if fmts != ("csv", "parquet") or not text:
+        return list(roles.notes)
+    return [*roles.notes,
+            f"the Parquet output stores the columns not protected as text, exactly as the "
+            f"CSV wrote them ({', '.join(map(str, text[:5]))}{', ...' if len(text) > 5 else ''}"
+            "); where a number is needed, convert after reading (pandas: pd.to_numeric)"]
 
 
 def formats(args: argparse.Namespace, source: Path | None, out: Path | None

@@ -25,7 +25,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -49,6 +49,7 @@ from ._csv import blank_names
 from ._defaults import SMALL_STRATA_POLICY
 from ._entry import SIGNALS
 from ._protect import check_call
+from ._provenance import Provenance, release_record, stream_result
 from ._release import FILE_ROWS, Roles
 from ._strata import SMALL_STRATA, check_policy
 from ._stream import (
@@ -110,14 +111,16 @@ def check_options(args: argparse.Namespace) -> list[str] | None:
 
 def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path | None,
                       fmts: tuple[str, str], params: dict[str, Any], columns: Any,
-                      strata: list[str], choice: ReleaseChoice) -> int:
+                      strata: list[str], choice: ReleaseChoice, *,
+                      record: Callable[[Provenance], None] | None = None) -> int:
     """Stream ``source`` stratum by stratum into ``out`` (or stdout) and report on stderr.
 
     The columns' roles are decided on a first pass over the whole file
     (:func:`microagg._stream.profile_file`) before anything is written. The spill, the
     units and the output are written in one private folder; the output is audited
     (:func:`microagg.audit`) and published under its name (or copied to standard
-    output) only when the run succeeds.
+    output) only when the run succeeds. ``record`` gets the release's provenance once it
+    has passed its audit (``--report``), before it is published.
     """
     if source is None or not source.is_file():
         shown = "standard input (-)" if source is None else f"{source} (not a regular file)"
@@ -148,13 +151,18 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
                                     progress=bars(args.progress), workdir=folder)
         # the release audit, on what was written, before it is named (or copied to stdout)
         with stages(args.progress, ("auditing",)):
-            check_release(source, tmp, args.k, roles, fmts, choice.dialect,
-                          progress=shows_progress(args.progress), na=tuple(choice.na))
+            audited = check_release(source, tmp, args.k, roles, fmts, choice.dialect,
+                                    progress=shows_progress(args.progress), na=tuple(choice.na))
         if _stamp(source) != as_profiled:  # the roles were decided on what it held then
             raise ValueError(f"{source} changed while it was being read (its size or times of "
                              "change differ from the first pass's, which decided what each "
                              "column is): nothing was written; run again once the file is "
                              "complete")
+        if record is not None:
+            record(release_record(args, fmts=fmts, params=params, roles=roles,
+                                  rows=int(report["stats"]["n"].sum()),
+                                  result=stream_result(report, policy=settings.policy),
+                                  audit=audited, release=None if out is None else tmp))
     _report(args, settings, roles, report, fmts)
     return 0
 

@@ -54,7 +54,7 @@ __all__ = ["RESERVED", "BLANK_HEADER", "MISSING_TEXT", "ColumnProfile", "Roles",
            "stored_index_error",
            "nothing_to_protect", "RELEASE_MIN_K",
            "check_release_k", "IndexProfile", "FILE_ROWS", "profile_index",
-           "combine_index_profiles", "split_keep", "decide_index"]
+           "combine_index_profiles", "split_keep", "decide_index", "note_without_values"]
 
 #: The smallest ``k`` of a release: at ``k = 1`` every record is a group of its own and its
 #: protected values would be released as they are.
@@ -793,6 +793,25 @@ def _identifier_note(column: Any, profile: ColumnProfile) -> str:
             "as a record identifier does: it was protected with the other numeric columns; "
             "an identifier is dropped before release, not microaggregated (name the columns "
             "to protect: columns=[...], --columns)")
+
+
+#: What the note on an identifier-like column quotes of the file: its first and last value
+#: (:func:`_identifier_note`).
+_COUNTED_RANGE = re.compile(r" counts -?\d+\.\.-?\d+, one more each row, ")
+
+
+def note_without_values(note: str) -> str:
+    """``note`` (one of :attr:`Roles.notes`) quoting no value of the file, for a record of
+    the release that holds none (``microagg protect --report``): the first and last value
+    of an identifier-like column are left out; the other notes name columns only.
+
+    Examples
+    --------
+    >>> note_without_values("'id' counts 1001..1030, one more each row, as a record ...")
+    "'id' counts from its first value to its last, one more each row, as a record ..."
+    """
+    return _COUNTED_RANGE.sub(" counts from its first value to its last, one more each row, ",
+                              note)
 
 
 def _dates_note(column: Any) -> str:

@@ -54,6 +54,7 @@ from ._validate import as_matrix, column_labels
 __all__ = ["SMALL_STRATA", "strata_list", "under_keys", "released_categories", "check_policy",
            "check_strata_values", "moments", "combine_moments", "StrataPlan", "plan_strata",
            "BlockResult", "protect_block", "Stratified", "stratified", "overall_loss",
+           "overall_sums",
            "describe_key", "check_not_constant", "global_spread", "strata_report",
            "plan_report", "merged_notes"]
 
@@ -465,6 +466,19 @@ def overall_loss(stats: pd.DataFrame, column_sse: np.ndarray, *, standardize: bo
             return 100.0 * float(np.mean(column_sse / pooled))
     total = float(pooled.sum())
     return 100.0 * float(column_sse.sum()) / total if total else 0.0
+
+
+def overall_sums(stats: pd.DataFrame, column_sse: np.ndarray, *, standardize: bool
+                 ) -> tuple[float, float]:
+    """SSE and SST of the whole released table, on the scale :func:`overall_loss` measures
+    (the whole table's z-scores when standardising, where SST is the number of values), as
+    :class:`microagg.MicroaggregationInfo` gives them for a run in memory; ``nan`` where
+    the sums overflow."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        _, pooled, n = _pooled(stats)
+        if standardize:
+            return float(n * np.sum(column_sse / pooled)), float(n * pooled.size)
+        return float(np.sum(column_sse)), float(pooled.sum())
 
 
 @dataclass(frozen=True)

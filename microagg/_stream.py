@@ -91,6 +91,7 @@ from ._strata import (
     describe_key,
     moments,
     overall_loss,
+    overall_sums,
     plan_strata,
     protect_block,
 )
@@ -738,9 +739,11 @@ def protect_stream(source: Path, fmt: str, target: Any, out_fmt: str,
         finally:
             close_spill()  # (before the folder goes: an open file is not removed on Windows)
     column_sse = np.sum([s.column_sse for s in summaries], axis=0)
+    sse, sst = overall_sums(stats, column_sse, standardize=settings.standardize)
     return {"plan": plan, "stats": stats, "summaries": summaries,
             "information_loss": overall_loss(stats, column_sse,
-                                             standardize=settings.standardize)}
+                                             standardize=settings.standardize),
+            "sse": sse, "sst": sst}
 
 
 def _row_count(source: Path, fmt: str) -> int | None:

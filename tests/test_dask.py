@@ -7,6 +7,8 @@ in-memory function on several data sets; the command line uses the same cluster.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import subprocess
 import sys
 
@@ -262,11 +264,15 @@ def test_protect_scheduler_uses_the_cluster(client, tmp_path, capsys):
     df = _national(2000, 4).reset_index()
     src, out = tmp_path / "in.parquet", tmp_path / "out.parquet"
     df.to_parquet(src, index=False)
+    report = tmp_path / "release.json"
     rc = main(["protect", str(src), "-k", "3", "--strata", "region,wave", "--small-strata",
                "merge", "--columns", "income,age,hours", "--keep", "person", "--scheduler",
-               client.scheduler.address, "-o", str(out)])
+               client.scheduler.address, "-o", str(out), "--report", str(report)])
     err = capsys.readouterr().err
     assert rc == 0, err
+    record = json.loads(report.read_text(encoding="utf-8"))  # (the same record as --jobs)
+    assert record["output"]["sha256"] == hashlib.sha256(out.read_bytes()).hexdigest()
+    assert record["result"]["strata"]["merged"] == 1 and record["audit"]["rows"] == 2000
     expected = ma.microaggregate(df, 3, strata=["region", "wave"], small_strata="merge",
                                  columns=["income", "age", "hours"],
                                  keep="person").set_index("person")

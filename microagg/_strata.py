@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 from ._core import Loss, constant_columns, group_centroids, loss_summary, zscores
-from ._validate import as_matrix, column_labels
+from ._validate import as_matrix, column_labels, plain
 
 __all__ = ["SMALL_STRATA", "strata_list", "under_keys", "released_categories", "check_policy",
            "check_strata_values", "moments", "combine_moments", "StrataPlan", "plan_strata",
@@ -166,7 +166,7 @@ def check_strata_values(frame: pd.DataFrame, strata: list[Any]) -> None:
 def describe_key(strata: list[Any], key: Any) -> str:
     """``region='north'`` (or ``region='north', wave=2``) for messages."""
     values = key if len(strata) > 1 else (key,)
-    return ", ".join(f"{c}={_plain(v)!r}" for c, v in zip(strata, values, strict=True))
+    return ", ".join(f"{c}={plain(v)!r}" for c, v in zip(strata, values, strict=True))
 
 
 def merged_notes(strata: list[Any], merged: dict[Any, Any]) -> list[str]:
@@ -174,10 +174,6 @@ def merged_notes(strata: list[Any], merged: dict[Any, Any]) -> list[str]:
     return [f"stratum {describe_key(strata, small)} was merged into "
             f"{describe_key(strata, target)} and is released under its key"
             for small, target in merged.items()]
-
-
-def _plain(value: Any) -> Any:
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def moments(frame: pd.DataFrame, strata: list[Any], columns: list[Any]) -> pd.DataFrame:
@@ -459,13 +455,11 @@ def _block_zscores(X: np.ndarray, names: list[Any]) -> np.ndarray:
 
 def overall_loss(stats: pd.DataFrame, column_sse: np.ndarray, *, standardize: bool) -> float:
     """IL of the whole released table (the whole table's z-scores when standardising)
-    from the strata statistics and each column's within-group SSE (raw units)."""
+    from the strata statistics and each column's within-group SSE (raw units): 100 SSE /
+    SST of :func:`overall_sums`."""
+    sse, sst = overall_sums(stats, column_sse, standardize=standardize)
     with np.errstate(over="ignore", invalid="ignore"):  # overflowed sums: nan, reported so
-        _, pooled, _ = _pooled(stats)
-        if standardize:
-            return 100.0 * float(np.mean(column_sse / pooled))
-    total = float(pooled.sum())
-    return 100.0 * float(column_sse.sum()) / total if total else 0.0
+        return 100.0 * sse / sst if sst else 0.0
 
 
 def overall_sums(stats: pd.DataFrame, column_sse: np.ndarray, *, standardize: bool

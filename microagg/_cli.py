@@ -255,7 +255,7 @@ def _audit_command(args: argparse.Namespace) -> int:
 def _reproduce_command(args: argparse.Namespace) -> int:
     from . import reproductions
 
-    out = output_target(args.csv, None, args.force)
+    out = output_target(args.csv, None, args.force, role="CSV", flag="--csv")
     quick = reproductions.quick_mode()
     if args.name == "all":
         print("microagg: recomputing every table at the papers' settings (the randomised ones "

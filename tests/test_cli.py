@@ -178,4 +178,4 @@ def test_reproduce_names_its_csv_flag_in_the_output_checks(tmp_path, capsys):
     """``reproduce --csv FOLDER`` said "give a file name with -o", a flag it does not take."""
     assert main(["reproduce", "genetic-table1", "--csv", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert "give a file name with --csv" in err and "-o" not in err
+    assert "give a file name with --csv" in err and "with -o" not in err

@@ -1,7 +1,8 @@
 """What the ``--against REV`` benchmarks share: an older commit checked out beside this one,
 and a script run with either checkout's ``microagg``.
 
-``bench_gomm.py`` and ``bench_ga.py`` import it (they run as scripts from this folder).
+``bench_gomm.py``, ``bench_ga.py`` and ``bench_audit.py`` import it (they run as scripts from
+this folder).
 """
 
 from __future__ import annotations
@@ -43,3 +44,12 @@ def run_with(root: Path, script: str, *args: Any) -> Any:
     out = subprocess.run([sys.executable, "-c", script, *map(str, args)], env=env, cwd=root,
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def option(name: str, default: str) -> str:
+    """The value given after ``name`` on the script's command line, else ``default``."""
+    if name in sys.argv:
+        at = sys.argv.index(name) + 1
+        if at < len(sys.argv) and not sys.argv[at].startswith("--"):
+            return sys.argv[at]
+    return default

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import sys
 
-from _against import HERE, old_checkout, run_with  # this folder (run as a script)
+from _against import HERE, old_checkout, option, run_with  # this folder (run as a script)
 
 #: The commit compared against by default (main before the counter was rewritten).
 BEFORE = "dd1fde4"
@@ -72,13 +72,5 @@ def main(rev: str, sizes: tuple[int, ...]) -> None:
         raise SystemExit(f"the counts differ from {rev}'s at n = {wrong}")
 
 
-def _option(name: str, default: str) -> str:
-    if name in sys.argv:
-        at = sys.argv.index(name) + 1
-        if at < len(sys.argv) and not sys.argv[at].startswith("--"):
-            return sys.argv[at]
-    return default
-
-
 if __name__ == "__main__":
-    main(_option("--against", BEFORE), QUICK if "--quick" in sys.argv else SIZES)
+    main(option("--against", BEFORE), QUICK if "--quick" in sys.argv else SIZES)

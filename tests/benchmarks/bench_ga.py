@@ -52,7 +52,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _against import HERE, old_checkout, run_with  # this folder (run as a script)
+from _against import HERE, old_checkout, option, run_with  # this folder (run as a script)
 
 #: The commit the GA kernels are compared against by default (main when issue 25's
 #: GA work started).
@@ -142,17 +142,9 @@ def bench_threads(iterations: int) -> None:
         print(f"{name:10s} {wall:8.2f} {cpu:8.2f} {cpu / wall:9.2f}")
 
 
-def _option(name: str, default: str) -> str:
-    if name in sys.argv:
-        at = sys.argv.index(name) + 1
-        if at < len(sys.argv) and not sys.argv[at].startswith("--"):
-            return sys.argv[at]
-    return default
-
-
 if __name__ == "__main__":
-    generations = int(_option("--iterations", "10000"))
+    generations = int(option("--iterations", "10000"))
     if "--threads" in sys.argv:
         bench_threads(generations)
     else:
-        bench_against(_option("--against", BEFORE), generations)
+        bench_against(option("--against", BEFORE), generations)

@@ -98,8 +98,7 @@ from ._strata import (
 from ._validate import NonFinite, as_matrix, check_k, counted
 
 __all__ = ["BATCH_ROWS", "ROW", "FORMATS", "PARQUET_SUFFIXES", "file_format", "existing_file",
-           "require_pyarrow",
-           "lean_memory", "profile_file", "stored_index",
+           "require_pyarrow", "lean_memory", "profile_file", "stored_index",
            "StreamSettings", "UnitSummary", "protect_stream", "protect_unit", "read_unit",
            "merge_lines"]
 

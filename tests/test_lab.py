@@ -223,7 +223,9 @@ def _unresolved(page) -> list:
                 await new Promise(r => setTimeout(r, 250));  // (rendered once in view)
             }
             let bad = [];
-            for (let t = 0; t < 20; t++) {
+            // (up to 30 s: a reference to a label far below, such as an exercise's, resolves
+            // only once the whole notebook is parsed, which a loaded machine can take 10 s for)
+            for (let t = 0; t < 60; t++) {
                 bad = [...cell.node.querySelectorAll(
                     "a.hover-link, span[title='Cross Reference Not Found']")]
                     .map(n => n.textContent).filter(x => /%s/.test(x)).concat(

@@ -22,10 +22,13 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import socket
 import tempfile
+import threading
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from ._env import flag
 
@@ -243,6 +246,21 @@ def _check_scheme(url: str) -> None:
 
 #: Seconds without a byte from the server before a download gives up.
 TIMEOUT = 60
+#: Bytes per second a download must average: it gives up after ``TIMEOUT`` seconds plus one
+#: second per ``MIN_RATE`` bytes of the file, so a server that trickles a byte now and then
+#: (never quiet for ``TIMEOUT`` seconds) cannot hold it for hours (:func:`deadline`).
+MIN_RATE = 1000
+
+
+def deadline(size: int) -> float:
+    """Seconds a download of ``size`` bytes may take in all before it gives up.
+
+    Examples
+    --------
+    >>> deadline(90_000)  # 60 s without a byte at most, and 1,000 bytes a second on average
+    150.0
+    """
+    return TIMEOUT + size / MIN_RATE
 
 
 class _TooLong(Exception):
@@ -251,25 +269,68 @@ class _TooLong(Exception):
         self.limit = limit
 
 
+class _TooSlow(Exception):
+    def __init__(self, seconds: float, written: int) -> None:
+        super().__init__(f"not done after {seconds:.0f} s")
+        self.seconds, self.written = seconds, written
+
+
 class _Bounded:
     """pooch's HTTP downloader, stopped as soon as the body is longer than the file
     (else a wrong mirror, or a server streaming forever, fills the disk before the
-    checksum refuses it); the file it writes gets the permissions of any new file
-    (pooch's temporary file is private)."""
+    checksum refuses it) or once the download has taken longer than :func:`deadline`
+    (a watchdog hangs up the connection); the file it writes gets the permissions of any
+    new file (pooch's temporary file is private)."""
 
     def __init__(self, fname: str) -> None:
         self.limit = int(FILES[fname].get("size", 1 << 30))
+        self.seconds = deadline(self.limit)
         self.written = 0
+        self.expired = threading.Event()
+        self.response: Any = None
 
     def __call__(self, url: str, output_file: str, pooch_: object = None) -> None:
         import pooch
 
+        watchdog = threading.Timer(self.seconds, self._hang_up)
+        watchdog.daemon = True
         with open(output_file, "w+b") as fh:
             self.fh = fh
-            pooch.HTTPDownloader(timeout=TIMEOUT)(url, self, pooch_)
+            watchdog.start()
+            try:
+                pooch.HTTPDownloader(timeout=TIMEOUT, hooks={"response": self._seen})(
+                    url, self, pooch_)
+            except Exception:
+                if self.expired.is_set():  # the hang-up's error, whatever requests calls it
+                    raise _TooSlow(self.seconds, self.written) from None
+                raise
+            finally:
+                watchdog.cancel()
+            if self.expired.is_set():  # hung up between two reads: the body is cut short
+                raise _TooSlow(self.seconds, self.written)
         _as_new_file(output_file)
 
+    def _seen(self, response: Any, *args: Any, **kwargs: Any) -> Any:
+        """requests' response hook: the response being read, for the watchdog."""
+        self.response = response
+        if self.expired.is_set():
+            self._hang_up()
+        return response
+
+    def _hang_up(self) -> None:
+        """The watchdog: shut down the connection, which ends the read that waits on it
+        (through a duplicate of its socket: shutting one down shuts the connection)."""
+        self.expired.set()
+        try:
+            fd = self.response.raw.fileno()
+            with socket.socket(fileno=os.dup(fd)) as sock:
+                sock.shutdown(socket.SHUT_RDWR)
+        except (AttributeError, OSError):  # no response yet, already closed, or no socket
+            pass  # to duplicate (then the next chunk, or the read timeout, stops it)
+
     def write(self, chunk: bytes) -> None:  # (the downloader's file: counts as it writes)
+        if self.expired.is_set():
+            raise _TooSlow(self.seconds, self.written)
         self.written += len(chunk)
         if self.written > self.limit:
             raise _TooLong(self.limit)
@@ -303,6 +364,12 @@ def _download(fname: str) -> Path:
             f"{url} sent more than {err.limit} bytes for {fname}, the reference file's size, "
             "so it does not serve that file: the download was stopped and nothing was kept "
             f"(a wrong {ENV_URL}?). " + manual_route(fname)) from None
+    except _TooSlow as err:
+        raise DataNotFoundError(
+            f"{url} was too slow: {fname} ({FILES[fname].get('size', '?')} bytes) was not "
+            f"done after {err.seconds:.0f} s ({err.written} bytes received), so the download "
+            "was stopped and nothing was kept. Try again later, or from another network. "
+            + manual_route(fname)) from None
     except ValueError as err:  # pooch: the downloaded file's hash differs (it is deleted)
         raise DataNotFoundError(
             f"{fname} downloaded from {url} does not have the expected SHA-256 {expected}, "

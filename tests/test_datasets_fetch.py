@@ -14,6 +14,7 @@ import http.server
 import os
 import pickle
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -319,6 +320,74 @@ def test_a_body_longer_than_the_file_is_stopped_at_once(served, tiny, monkeypatc
     assert TINY in msg and f"{endless.url}/{TINY}" in msg and "bytes" in msg
     assert endless.sent < 4 << 20, f"{endless.sent} bytes sent for a {len(TINY_BYTES)}-byte file"
     assert not served.cache.exists() or not any(served.cache.iterdir())
+
+
+class _TricklingServer:
+    """Sends ``body`` with its true length, one byte every ``pause`` seconds: never quiet
+    long enough for the read timeout, so only an overall deadline stops it."""
+
+    def __init__(self, body: bytes, pause: float) -> None:
+        self.sent = 0
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):  # quiet
+                pass
+
+            def do_GET(self):
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                try:
+                    for i in range(len(body)):
+                        self.wfile.write(body[i:i + 1])
+                        self.wfile.flush()
+                        outer.sent += 1
+                        time.sleep(pause)
+                except OSError:  # the client hung up
+                    pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/data"
+        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_a_trickling_server_is_stopped_at_the_overall_deadline(served, tiny, monkeypatch):
+    """A server that sends the right file a byte at a time, never quiet for the read timeout,
+    is hung up once the download has taken longer than ``deadline(size)`` (before: the
+    download waited for it however long it took)."""
+    monkeypatch.setattr(_datafiles, "TIMEOUT", 1)  # deadline: 1 s + 12 bytes / 1000 per s
+    trickle = _TricklingServer(TINY_BYTES, pause=0.5)  # 6 s for the whole file
+    try:
+        monkeypatch.setenv("MICROAGG_DATA_URL", trickle.url)
+        start = time.monotonic()
+        with pytest.raises(datasets.DataNotFoundError) as info:
+            datasets.fetch([TINY])
+        took = time.monotonic() - start
+    finally:
+        trickle.close()
+    msg = str(info.value)
+    assert "too slow" in msg and TINY in msg and f"{trickle.url}/{TINY}" in msg
+    assert "nothing was kept" in msg
+    assert took < 4, f"stopped after {took:.1f} s; the deadline was about 1 s"
+    assert trickle.sent < len(TINY_BYTES)
+    assert not served.cache.exists() or not any(served.cache.iterdir())
+
+
+def test_a_slow_but_steady_download_within_the_deadline_is_kept(served, tiny, monkeypatch):
+    """The deadline stops only what is too slow: the same server, fast enough, delivers."""
+    monkeypatch.setattr(_datafiles, "TIMEOUT", 3)
+    trickle = _TricklingServer(TINY_BYTES, pause=0.05)  # 0.6 s for the whole file
+    try:
+        monkeypatch.setenv("MICROAGG_DATA_URL", trickle.url)
+        paths = datasets.fetch([TINY])
+    finally:
+        trickle.close()
+    assert paths[TINY].read_bytes() == TINY_BYTES
 
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")

@@ -8,7 +8,8 @@ whose field defaults are its default values. Everything else reads them:
   oracles of :mod:`microagg.reference` and the paper reproductions), so the API pages,
   which show the signatures, read them too;
 * the method registry (``microagg._methods.METHODS``): a method's ``options`` are the
-  field names of its settings;
+  field names of its settings, and its ``defaults`` their values (read by the provenance
+  record of ``microagg protect --report``, which lists every option a release ran with);
 * the command line's help text (``microagg protect --help``).
 
 ``tests/test_defaults.py`` checks that all of them agree with this module.
@@ -21,10 +22,20 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-__all__ = ["GASettings", "HybridSettings", "VMDAVSettings", "IVMDAVSettings", "GOMMSettings",
-           "GA", "HYBRID", "VMDAV", "IVMDAV", "GOMM", "MACROGROUP_SIZE", "GOMM_CACHE_BYTES",
-           "GOMM_REPRODUCTION_CACHE_BYTES", "VMDAV_CLUSTERED_GAMMA", "METHOD",
-           "SMALL_STRATA_POLICY", "option_names"]
+__all__ = ["EngineSettings", "GASettings", "HybridSettings", "VMDAVSettings",
+           "IVMDAVSettings", "GOMMSettings", "ENGINE", "GA", "HYBRID", "VMDAV", "IVMDAV", "GOMM",
+           "MACROGROUP_SIZE", "GOMM_CACHE_BYTES", "GOMM_REPRODUCTION_CACHE_BYTES",
+           "VMDAV_CLUSTERED_GAMMA", "METHOD", "SMALL_STRATA_POLICY", "option_names",
+           "option_defaults"]
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """The MDAV family's choice of implementation (every engine gives the same labels):
+    ``"auto"`` picks one by the method and the number of records
+    (``microagg._mdav.dispatch.choose_engine``)."""
+
+    engine: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -118,6 +129,7 @@ GOMM_CACHE_BYTES = 512 * 2**20
 #: and 4 took 48 and 50 s of CPU instead of 40 and 38 s (the same runs).
 GOMM_REPRODUCTION_CACHE_BYTES = 2 * 2**30
 
+ENGINE = EngineSettings()
 GA = GASettings()
 HYBRID = HybridSettings()
 VMDAV = VMDAVSettings()
@@ -136,3 +148,15 @@ def option_names(*settings: Any) -> tuple[str, ...]:
     ('crossover_rate', 'iterations')
     """
     return tuple(f.name for s in settings for f in fields(s))
+
+
+def option_defaults(*settings: Any) -> dict[str, Any]:
+    """The fields of one or more settings and their default values, in order (a method's
+    ``defaults``).
+
+    Examples
+    --------
+    >>> option_defaults(ENGINE, VMDAV)
+    {'engine': 'auto', 'gamma': 0.2, 'leftover': 'centroid'}
+    """
+    return {f.name: getattr(s, f.name) for s in settings for f in fields(s)}

@@ -19,81 +19,102 @@ from typing import Any
 import numpy as np
 
 from . import reference
-from ._defaults import GA, HYBRID, IVMDAV, VMDAV, option_names
+from ._defaults import ENGINE, GA, HYBRID, IVMDAV, VMDAV, option_defaults, option_names
 from ._hybrid import hybrid, hybrid_settings
 from ._mdav import ivmdav, mdav, mdav_single, vmdav
 from ._mdav.dispatch import check_engine, ivmdav_options, vmdav_options
 
 __all__ = ["Method", "METHODS", "MDAV_FAMILY", "get_method", "method_function", "list_methods",
-           "seeded", "check_option_values"]
+           "seeded", "check_option_values", "resolved_options"]
 
 
 @dataclass(frozen=True)
 class Method:
     """A registered method: its name, display label, function, family, options and summary.
 
-    ``options`` are the keyword arguments the function accepts besides the data
-    and ``k`` (the field names of the method's settings in ``microagg/_defaults.py``, the
-    one home of their default values); ``family`` is ``"mdav"`` for the four MDAV-family
+    ``settings``: the method's settings in ``microagg/_defaults.py``, the one home of
+    its options' default values; its ``options`` are their field names (the keyword
+    arguments the function accepts besides the data and ``k``), its ``defaults`` their
+    values; ``family`` is ``"mdav"`` for the four MDAV-family
     heuristics (which GOMM and the reproductions iterate over) and ``"genetic"`` for the
     hybrid;
     ``oracle`` is the slow, readable implementation in :mod:`microagg.reference`
     that the tests hold the fast one to; ``reports_progress``: the function takes
     ``progress=True`` to show a bar (:func:`microagg.microaggregate` passes it on);
     ``check``: ``check(k, **options)`` raises as the function would on those option
-    values, without the data (the command line asks it before reading its input).
+    values, without the data (the command line asks it before reading its input);
+    ``chosen``: ``chosen(k, options)``, the values the method gives the options whose
+    default ``None`` means "chosen from k" (:func:`resolved_options`).
     """
 
     name: str
     label: str
     function: Callable[..., np.ndarray]
     family: str
-    options: tuple[str, ...]
+    settings: tuple[Any, ...]
     summary: str
     oracle: Callable[..., np.ndarray] | None = None
     reports_progress: bool = False
     check: Callable[..., Any] | None = None
+    chosen: Callable[[int, dict[str, Any]], dict[str, Any]] | None = None
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        """The method's options: the field names of its settings, in order."""
+        return option_names(*self.settings)
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        """Each option's default value, as its settings hold it."""
+        return option_defaults(*self.settings)
 
 
-def _check_mdav(k: int, engine: Any = "auto") -> None:
+def _check_mdav(k: int, engine: Any = ENGINE.engine) -> None:
     check_engine(engine)
 
 
-def _check_vmdav(k: int, engine: Any = "auto", gamma: Any = VMDAV.gamma,
+def _check_vmdav(k: int, engine: Any = ENGINE.engine, gamma: Any = VMDAV.gamma,
                  leftover: Any = VMDAV.leftover) -> None:
     check_engine(engine)
     vmdav_options(gamma, leftover)
 
 
-def _check_ivmdav(k: int, engine: Any = "auto", gamma: Any = IVMDAV.gamma,
+def _check_ivmdav(k: int, engine: Any = ENGINE.engine, gamma: Any = IVMDAV.gamma,
                   candidates: Any = IVMDAV.candidates,
                   self_neighbour: Any = IVMDAV.self_neighbour) -> None:
     check_engine(engine)
     ivmdav_options(k, gamma, candidates, self_neighbour)
 
 
-#: Every MDAV-family function takes ``engine`` (exact: the same labels from each engine).
-_MDAV_OPTIONS: tuple[str, ...] = ("engine",)
+def _chosen_candidates(k: int, options: dict[str, Any]) -> dict[str, Any]:
+    """IV-MDAV's ``candidates``, ``2k`` when not given."""
+    return {"candidates": ivmdav_options(k, options["gamma"], options["candidates"],
+                                         options["self_neighbour"])[1]}
+
+
+def _chosen_K(k: int, options: dict[str, Any]) -> dict[str, Any]:
+    """The hybrid's macrogroup size ``K``, chosen from ``k`` when not given."""
+    return {"K": hybrid_settings(k, K=options["K"], partitioning=options["partitioning"])[0]}
+
 
 #: Every method, by the name used in ``data/published``, the API and the CLI.
 METHODS: dict[str, Method] = {m.name: m for m in (
-    Method("mdav", "MDAV", mdav, "mdav", _MDAV_OPTIONS,
+    Method("mdav", "MDAV", mdav, "mdav", (ENGINE,),
            "MDAV: groups of k around the two most distant records, round after round",
            reference.mdav_reference, check=_check_mdav),
-    Method("mdav_single", "MDAV-single", mdav_single, "mdav", _MDAV_OPTIONS,
+    Method("mdav_single", "MDAV-single", mdav_single, "mdav", (ENGINE,),
            "MDAV-single-group: one group of k per round, centroid recomputed each time",
            reference.mdav_single_reference, check=_check_mdav),
-    Method("vmdav", "V-MDAV", vmdav, "mdav", _MDAV_OPTIONS + option_names(VMDAV),
+    Method("vmdav", "V-MDAV", vmdav, "mdav", (ENGINE, VMDAV),
            "V-MDAV: variable-size groups (k..2k-1, leftovers aside) grown while the gain factor "
            "allows",
            reference.vmdav_reference, check=_check_vmdav),
-    Method("ivmdav", "IV-MDAV", ivmdav, "mdav",
-           _MDAV_OPTIONS + option_names(IVMDAV),
+    Method("ivmdav", "IV-MDAV", ivmdav, "mdav", (ENGINE, IVMDAV),
            "IV-MDAV: MDAV-single-group with a variable-size extension step",
-           reference.ivmdav_reference, check=_check_ivmdav),
-    Method("hybrid", "MDAV+GA", hybrid, "genetic", option_names(HYBRID, GA),
+           reference.ivmdav_reference, check=_check_ivmdav, chosen=_chosen_candidates),
+    Method("hybrid", "MDAV+GA", hybrid, "genetic", (HYBRID, GA),
            "MDAV+GA hybrid: MDAV macrogroups, each re-partitioned by a genetic algorithm",
-           reports_progress=True, check=hybrid_settings),
+           reports_progress=True, check=hybrid_settings, chosen=_chosen_K),
 )}
 
 #: The MDAV-family heuristics, in registry order.
@@ -153,6 +174,29 @@ def check_option_values(method: str, k: int, options: dict[str, Any]) -> None:
     check_options(method, options)
     if spec.check is not None:
         spec.check(k, **options)
+
+
+def resolved_options(method: str, k: int, options: dict[str, Any]) -> dict[str, Any]:
+    """Every option registered ``method`` runs with on ``k``: ``options`` (checked), the
+    others at their defaults (:attr:`Method.defaults`), and those whose default ``None``
+    means "chosen from k" as the method chooses them (:attr:`Method.chosen`); a seed
+    left ``None`` stays so (fresh entropy: :func:`seeded` draws one for a release).
+
+    Examples
+    --------
+    >>> resolved_options("vmdav", 3, {"gamma": 1.1})
+    {'engine': 'auto', 'gamma': 1.1, 'leftover': 'centroid'}
+    >>> resolved_options("ivmdav", 3, {})["candidates"]
+    6
+    >>> resolved_options("hybrid", 3, {"seed": 5})["K"]
+    21
+    """
+    check_option_values(method, k, options)
+    spec = get_method(method)
+    resolved = {**spec.defaults, **options}
+    if spec.chosen is not None:
+        resolved.update(spec.chosen(k, resolved))
+    return resolved
 
 
 def seeded(method: Any, params: dict[str, Any]) -> tuple[dict[str, Any], str | None]:

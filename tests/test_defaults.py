@@ -16,7 +16,17 @@ import pytest
 import microagg
 from microagg import reference, reproductions
 from microagg._cli import _parser
-from microagg._defaults import GA, GOMM, HYBRID, IVMDAV, MACROGROUP_SIZE, VMDAV, option_names
+from microagg._defaults import (
+    ENGINE,
+    GA,
+    GOMM,
+    HYBRID,
+    IVMDAV,
+    MACROGROUP_SIZE,
+    VMDAV,
+    option_defaults,
+    option_names,
+)
 from microagg._genetic import ga_settings
 from microagg._hybrid import DEFAULT_K
 from microagg._methods import METHODS
@@ -24,6 +34,10 @@ from microagg._methods import METHODS
 #: Each function and the settings whose fields its signature takes (all of them, unless a
 #: subset is named).
 SIGNATURES = [
+    (microagg.mdav, ENGINE, None),
+    (microagg.mdav_single, ENGINE, None),
+    (microagg.vmdav, ENGINE, None),
+    (microagg.ivmdav, ENGINE, None),
     (microagg.ga_partition, GA, None),
     (ga_settings, GA, None),
     (microagg.hybrid, HYBRID, None),
@@ -61,6 +75,7 @@ def test_registry_options_are_the_home_fields(name, settings):
     method = METHODS[name]
     engine = ("engine",) if method.family == "mdav" else ()  # (every MDAV function's switch)
     assert method.options == engine + option_names(*settings)
+    assert method.defaults == option_defaults(*((ENGINE,) if engine else ()), *settings)
     params = inspect.signature(method.function).parameters
     takes_more = any(p.kind is p.VAR_KEYWORD for p in params.values())
     for option in method.options:

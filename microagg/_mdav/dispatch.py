@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._defaults import IVMDAV, VMDAV
+from .._defaults import ENGINE, IVMDAV, VMDAV
 from .._jit import HAVE_NUMBA
 from .._validate import as_matrix, check_count, check_flag, check_k, check_real, rescaled
 from . import indexed, loops, vector
@@ -243,7 +243,7 @@ def _prepare(X: Any, k: Any) -> tuple[np.ndarray, int]:
     return rescaled(arr), check_k(k, arr.shape[0])
 
 
-def mdav(X: Any, k: int, *, engine: str = "auto") -> np.ndarray:
+def mdav(X: Any, k: int, *, engine: str = ENGINE.engine) -> np.ndarray:
     r"""MDAV (Maximum Distance to Average Vector): a fixed-size k-partition.
 
     Steps 1-6 of Algorithm 1 in Domingo-Ferrer's survey
@@ -313,7 +313,7 @@ def mdav(X: Any, k: int, *, engine: str = "auto") -> np.ndarray:
     return _engine_for(engine, arr, "mdav").mdav(arr, k, arr.sum(axis=0))
 
 
-def mdav_single(X: Any, k: int, *, engine: str = "auto") -> np.ndarray:
+def mdav_single(X: Any, k: int, *, engine: str = ENGINE.engine) -> np.ndarray:
     r"""MDAV-single-group: MDAV forming one group per round.
 
     The variant the IV-MDAV paper builds on :cite:p:`rawat2014ivmdav`: while
@@ -357,7 +357,7 @@ def mdav_single(X: Any, k: int, *, engine: str = "auto") -> np.ndarray:
 
 
 def vmdav(X: Any, k: int, *, gamma: float = VMDAV.gamma, leftover: str = VMDAV.leftover,
-          engine: str = "auto") -> np.ndarray:
+          engine: str = ENGINE.engine) -> np.ndarray:
     r"""V-MDAV: variable-size MDAV with gain factor :math:`\gamma`.
 
     Algorithm 1 of Solanas & Martinez-Balleste (2006)
@@ -454,7 +454,7 @@ def assign_leftovers(arr: np.ndarray, labels: np.ndarray, leftover: str) -> np.n
 
 def ivmdav(X: Any, k: int, *, gamma: float = IVMDAV.gamma,
            candidates: int | None = IVMDAV.candidates,
-           self_neighbour: bool = IVMDAV.self_neighbour, engine: str = "auto") -> np.ndarray:
+           self_neighbour: bool = IVMDAV.self_neighbour, engine: str = ENGINE.engine) -> np.ndarray:
     r"""IV-MDAV: MDAV-single-group with a variable-size extension step.
 
     The algorithm of Rawat & Borah :cite:p:`rawat2014ivmdav`:

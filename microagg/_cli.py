@@ -210,6 +210,7 @@ def _protect_in_memory(args: argparse.Namespace, source: Path | None, out: Path 
                                     progress=shows_progress(args.progress), na=tuple(choice.na))
             if record is not None:
                 record(release_record(args, fmts=fmts, params=params, roles=roles,
+                                      choice=dataclasses.replace(choice, dialect=dialect),
                                       rows=len(df), result=memory_result(info), audit=audited,
                                       release=None if out is None else tmp))
 

@@ -52,6 +52,7 @@ from ._csv import (
     BOM,
     COMPRESSED,
     DEFAULT_DIALECT,
+    ENCODING,
     CsvDialect,
     blank_names,
     dialect_for,
@@ -482,7 +483,7 @@ def open_output(path: str | Path, compression: str | None, *, bom: bool = False
     """A text file to write CSV to at ``path``, compressed as ``compression`` (a codec of
     :data:`COMPRESSIONS`), in UTF-8, starting with its byte-order mark if ``bom``. The
     gzip header holds no name or time, so the same table gives the same bytes."""
-    encoding = "utf-8-sig" if bom else "utf-8"  # (not the system's code page: as read)
+    encoding = f"{ENCODING}-sig" if bom else ENCODING  # (not the system's code page: as read)
     if compression is None:
         with open(path, "w", encoding=encoding, newline="") as fh:
             yield fh

@@ -2,8 +2,9 @@
 
 What the user said about the columns not protected (:class:`ReleaseChoice`: ``--keep``,
 ``--keep-rest``, ``--na``, the CSV dialect), the report of the columns' roles on standard
-error (:func:`print_roles`), the input and output formats (:func:`formats`), and progress
-on standard error (:func:`shows_progress`, :func:`bars`, :func:`stages`).
+error (:func:`print_roles`), the input and output formats (:func:`formats`), the local
+processes that protect the run (:func:`local_jobs`), and progress on standard error
+(:func:`shows_progress`, :func:`bars`, :func:`stages`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ._release import Roles
 from ._stream import file_format
 
 __all__ = ["ReleaseChoice", "add_release_options", "release_options", "na_arg", "print_roles",
-           "role_notes", "formats", "shows_progress", "bars", "stages"]
+           "role_notes", "formats", "local_jobs", "shows_progress", "bars", "stages"]
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,14 @@ def formats(args: argparse.Namespace, source: Path | None, out: Path | None
         raise ValueError("Parquet is not written to standard output: give the output file "
                          "with -o OUT.parquet")
     return fin, fout
+
+
+def local_jobs(args: argparse.Namespace) -> int | None:
+    """The local processes that protect the run: ``--jobs``, one without it (and in
+    memory); ``None`` for the workers of a Dask cluster (``--scheduler``)."""
+    if getattr(args, "scheduler", None) is not None:
+        return None
+    return int(getattr(args, "jobs", None) or 1)
 
 
 def shows_progress(flag: bool | None) -> bool:

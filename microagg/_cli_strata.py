@@ -44,7 +44,7 @@ from ._cli_io import (
     run_folder,
     signals_held,
 )
-from ._cli_options import ReleaseChoice, bars, print_roles, shows_progress, stages
+from ._cli_options import ReleaseChoice, bars, local_jobs, print_roles, shows_progress, stages
 from ._csv import blank_names
 from ._defaults import SMALL_STRATA_POLICY
 from ._entry import SIGNALS
@@ -159,7 +159,7 @@ def protect_by_strata(args: argparse.Namespace, source: Path | None, out: Path |
                              "column is): nothing was written; run again once the file is "
                              "complete")
         if record is not None:
-            record(release_record(args, fmts=fmts, params=params, roles=roles,
+            record(release_record(args, fmts=fmts, params=params, roles=roles, choice=choice,
                                   rows=int(report["stats"]["n"].sum()),
                                   result=stream_result(report, policy=settings.policy),
                                   audit=audited, release=None if out is None else tmp))
@@ -183,7 +183,8 @@ def _executor(args: argparse.Namespace, folder: Path
     Local processes are ended at once on an interrupt, and by the run folder's watchdog
     if this process is killed (:func:`microagg._cli_io.guard`).
     """
-    if args.scheduler is not None:
+    jobs = local_jobs(args)
+    if jobs is None:  # (a cluster: --scheduler)
         try:
             from distributed import Client
         except ImportError:
@@ -194,7 +195,6 @@ def _executor(args: argparse.Namespace, folder: Path
             threads = max(1, sum(client.nthreads().values()))
             yield client.get_executor(pure=False), 2 * threads, True
         return
-    jobs = args.jobs or 1
     if jobs == 1:
         yield None, 1, False
         return

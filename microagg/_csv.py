@@ -40,10 +40,19 @@ from ._validate import number_objects
 
 __all__ = ["read_csv", "read_text_csv", "csv_error", "COMPRESSED", "BOM", "starts_with_bom",
            "CsvDialect", "DEFAULT_DIALECT", "TAB_SEPARATED", "dialect_for", "in_dialect",
-           "header_names", "blank_names", "written_header", "LINE_END", "writing_options"]
+           "header_names", "blank_names", "written_header", "LINE_END", "writing_options",
+           "ENCODING", "QUOTING"]
 
 #: The suffixes of a compressed CSV input (pandas reads them by the name).
 COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip")
+
+#: The encoding of every CSV file read and written (not the system's code page); a
+#: byte-order mark is skipped on reading, and written where :attr:`CsvDialect.bom` says.
+ENCODING = "utf-8"
+#: How a CSV release quotes its fields (:func:`writing_options`), in words: as Python's
+#: ``csv.QUOTE_MINIMAL``, and every field of the rows written together with a value (or a
+#: name) holding a carriage return.
+QUOTING = "minimal; all in rows written with a carriage return in a value"
 
 #: How a CSV is read as text: every value a string, nothing made missing.
 _AS_TEXT = {"dtype": str, "keep_default_na": False, "na_filter": False}
@@ -215,7 +224,7 @@ def writing_options(frame: pd.DataFrame, dialect: CsvDialect) -> dict[str, Any]:
     decimal mark, :data:`LINE_END`, and quotes where a value needs them. Python's CSV
     writer quotes a value holding the delimiter, a quote or a line end, but not a carriage
     return alone, which a reader takes for a line end; where a value (or a name) holds
-    one, every field is quoted.
+    one, every field is quoted (:data:`QUOTING` says it in words).
 
     Examples
     --------
@@ -430,12 +439,12 @@ def _long_row(source: Any, name: str, delimiter: str) -> str:
     try:
         if isinstance(source, io.BytesIO):
             source.seek(0)
-            handle: Any = nullcontext(io.TextIOWrapper(source, encoding="utf-8",
+            handle: Any = nullcontext(io.TextIOWrapper(source, encoding=ENCODING,
                                                          errors="replace", newline=""))
         else:  # plain, or compressed as the name says (as pandas reads it)
             opener: Any = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}.get(
                 Path(source).suffix.lower(), open)
-            handle = opener(source, "rt", encoding="utf-8", errors="replace", newline="")
+            handle = opener(source, "rt", encoding=ENCODING, errors="replace", newline="")
         with handle as opened:
             rows = csv.reader(opened, delimiter=delimiter)
             header = next(rows, [])

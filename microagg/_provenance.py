@@ -2,8 +2,29 @@
 
 A disclosure review board's record of how a release was made (:class:`Provenance`): the
 package and what it ran on (:func:`microagg.reproductions.environment`), the input and the
-release (with the SHA-256 of the file written), the method and its options (a seed drawn
-at random included), the columns' roles and notes, the result and the audit.
+release (with the SHA-256 of the file written), the method and every option it ran with
+(defaults filled in from the registry, :func:`microagg._methods.resolved_options`; those
+given and a seed drawn at random named), the run's options that shape the release
+(:class:`RunRecord`: the CSV dialect, ``--na``, ``--keep-rest``, ``--jobs`` or
+``--scheduler``), the columns' roles and notes, the result and the audit.
+
+The record, as JSON, field by field (:class:`Provenance`; ``null`` where a value does not
+apply)::
+
+    microagg        {component: version}: the package (version, code digest), Python, ...
+    created         UTC, ISO 8601
+    input           {name, format, rows}
+    output          {name, format, sha256}
+    method, k       the method's name and k
+    options         {option: value}: every option of the method, as it ran
+    options_given   [option]: those given on the command line
+    options_drawn   [option]: those drawn at random (the hybrid's seed, when none given)
+    standardize     groups built on z-scores (not --no-standardize)
+    run             {csv: {delimiter, decimal, encoding, bom, quoting, line_end} or null,
+                     na: [text], keep_rest, jobs, scheduler}
+    columns         {protected, kept, strata, passed, notes}: names, never values
+    result          {groups, smallest, largest, information_loss, sse, sst, strata}
+    audit           {passed, smallest, rows}
 
 It holds no value of the input: column names, counts, group sizes, summary statistics of
 the whole release (IL, SSE, SST) and the release's hash only. Strata are numbered, never
@@ -40,12 +61,16 @@ from ._cli_io import (
     run_folder,
     same_file,
 )
-from ._cli_options import role_notes
+from ._cli_options import ReleaseChoice, local_jobs, role_notes
+from ._csv import ENCODING, LINE_END, QUOTING
+from ._methods import resolved_options
 from ._release import Roles, note_without_values
 
-__all__ = ["LISTED", "InputRecord", "OutputRecord", "ColumnsRecord", "UnitRecord",
+__all__ = ["LISTED", "InputRecord", "OutputRecord", "CsvRecord", "RunRecord", "ColumnsRecord",
+           "UnitRecord",
            "MergedStratum", "StrataRecord", "ResultRecord", "AuditRecord", "Provenance",
-           "report_target", "memory_result", "stream_result", "release_record", "to_json",
+           "report_target", "memory_result", "stream_result", "run_record", "release_record",
+           "to_json",
            "pending_report", "file_sha256"]
 
 #: How many units, and merged strata, a report lists one by one (the rest are counted).
@@ -69,6 +94,36 @@ class OutputRecord:
     name: str
     format: str
     sha256: str | None
+
+
+@dataclass(frozen=True)
+class CsvRecord:
+    """The dialect of the run's CSV files, as the run resolved it (``--delimiter``, or the
+    files' names; ``--decimal``): the character between fields, the decimal mark, the
+    encoding, whether the release starts with a byte-order mark (as its input does), how
+    it quotes (:data:`microagg._csv.QUOTING`) and the line end."""
+
+    delimiter: str
+    decimal: str
+    encoding: str
+    bom: bool
+    quoting: str
+    line_end: str
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """The run's options that shape the release besides the method's: the CSV dialect
+    (``None`` if neither file is CSV), the texts ``--na`` reads as missing (given by the
+    user, not read from the input), ``--keep-rest``, and where the strata were protected:
+    ``jobs`` local processes (1 in memory), or ``None`` and the ``scheduler``'s address
+    of a Dask cluster."""
+
+    csv: CsvRecord | None
+    na: list[str]
+    keep_rest: bool
+    jobs: int | None
+    scheduler: str | None
 
 
 @dataclass(frozen=True)
@@ -151,9 +206,14 @@ class Provenance:
 
     ``microagg``: :func:`microagg.reproductions.environment` as ``component: version``
     (the package's version and code digest, Python, numpy, pandas, ...); ``created``: UTC,
-    ISO 8601; ``options``: the method options of the run (those given, and those drawn,
-    named in ``options_drawn``: a seed); the others are the method's defaults in this
-    version.
+    ISO 8601; ``options``: every option of the method as it ran
+    (:func:`microagg._methods.resolved_options`): those given (named in
+    ``options_given``), a seed drawn (named in ``options_drawn``), the others at their
+    defaults (:attr:`microagg._methods.Method.defaults`, from ``microagg/_defaults.py``)
+    or, where the default is "chosen from k" (the hybrid's ``K``, IV-MDAV's
+    ``candidates``), as the method chose them; ``engine`` ``"auto"`` picks the engine by
+    the number of records, and every engine gives the same groups. ``run``: the run's
+    other options that shape the release (:class:`RunRecord`).
     """
 
     microagg: dict[str, str]
@@ -163,8 +223,10 @@ class Provenance:
     method: str
     k: int
     options: dict[str, Any]
+    options_given: list[str]
     options_drawn: list[str]
     standardize: bool
+    run: RunRecord
     columns: ColumnsRecord
     result: ResultRecord
     audit: AuditRecord
@@ -229,24 +291,50 @@ def file_sha256(path: str | Path) -> str:
     return digest.hexdigest()
 
 
+def run_record(args: argparse.Namespace, *, fmts: tuple[str, str], choice: ReleaseChoice
+               ) -> RunRecord:
+    """The options of ``microagg protect`` (``args``) that shape the release besides the
+    method's, as the run resolved them (``choice``, its dialect as the files were written).
+
+    Examples
+    --------
+    >>> args = argparse.Namespace(jobs=None, scheduler=None)
+    >>> choice = ReleaseChoice(keep=None, keep_rest=False, na=["NA"])
+    >>> run = run_record(args, fmts=("csv", "parquet"), choice=choice)
+    >>> run.csv.delimiter, run.csv.encoding, run.na, run.jobs
+    (',', 'utf-8', ['NA'], 1)
+    >>> run_record(args, fmts=("parquet", "parquet"), choice=choice).csv is None
+    True
+    """
+    dialect = choice.dialect
+    csv = (CsvRecord(delimiter=dialect.delimiter, decimal=dialect.decimal, encoding=ENCODING,
+                     bom=bool(dialect.bom), quoting=QUOTING, line_end=LINE_END)
+           if "csv" in fmts else None)
+    return RunRecord(csv=csv, na=[str(t) for t in choice.na], keep_rest=bool(choice.keep_rest),
+                     jobs=local_jobs(args), scheduler=getattr(args, "scheduler", None))
+
+
 def release_record(args: argparse.Namespace, *, fmts: tuple[str, str], params: dict[str, Any],
-                   roles: Roles, rows: int, result: ResultRecord, audit: ReleaseAudit,
-                   release: str | None) -> Provenance:
+                   roles: Roles, choice: ReleaseChoice, rows: int, result: ResultRecord,
+                   audit: ReleaseAudit, release: str | None) -> Provenance:
     """The record of the release ``microagg protect`` (``args``) has written and audited:
-    ``rows`` read, ``params`` the method options run with, ``release`` the written file to
-    hash (``None``: it goes to standard output)."""
+    ``rows`` read, ``params`` the method options given (and a seed drawn), ``choice`` what
+    the options said of the release, ``release`` the written file to hash (``None``: it
+    goes to standard output)."""
     from .reproductions import environment
 
     listed = environment()
+    options = resolved_options(args.method, int(args.k), params)
+    given = [name for name in options if getattr(args, name, None) is not None]
     return Provenance(
         microagg=dict(zip(listed["component"], listed["version"], strict=True)),
         created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         input=InputRecord(name=args.input, format=fmts[0], rows=int(rows)),
         output=OutputRecord(name=args.output or "-", format=fmts[1],
                             sha256=None if release is None else file_sha256(release)),
-        method=args.method, k=int(args.k), options=dict(params),
-        options_drawn=[name for name in params if getattr(args, name, None) is None],
-        standardize=not args.no_standardize,
+        method=args.method, k=int(args.k), options=options, options_given=given,
+        options_drawn=[name for name in options if name in params and name not in given],
+        standardize=not args.no_standardize, run=run_record(args, fmts=fmts, choice=choice),
         columns=ColumnsRecord(
             protected=[str(c) for c in roles.protect], kept=[str(c) for c in roles.keep],
             strata=[str(c) for c in roles.strata], passed=[str(c) for c in roles.passed],

@@ -1,9 +1,11 @@
 """``microagg protect --report FILE``: the provenance record of a release.
 
 In memory and by strata (``--jobs 2`` once; ``--scheduler`` in ``tests/test_dask.py``):
-the record's fields equal what the run printed and wrote, it names no value of the input
-(strata by number only), and the report file is checked at start-up as ``-o`` is, and
-written only by a run that succeeds.
+the record's fields equal what the run printed and wrote, every option the method ran
+with is recorded (the defaults as ``microagg/_defaults.py`` holds them) and so are the
+run's other options that shape the release (the CSV dialect, ``--na``, ``--keep-rest``,
+``--jobs``), it names no value of the input (strata by number only), and the report file
+is checked at start-up as ``-o`` is, and written only by a run that succeeds.
 """
 
 from __future__ import annotations
@@ -21,11 +23,16 @@ import pytest
 from cli_helpers import one_line_error, run
 
 import microagg as ma
+from microagg._csv import QUOTING
+from microagg._defaults import ENGINE, GA, HYBRID, IVMDAV, VMDAV, option_defaults
 from microagg.reproductions import environment
 
 #: The record's fields, in the order the file holds them.
-FIELDS = ["microagg", "created", "input", "output", "method", "k", "options", "options_drawn",
-          "standardize", "columns", "result", "audit"]
+FIELDS = ["microagg", "created", "input", "output", "method", "k", "options", "options_given",
+          "options_drawn", "standardize", "run", "columns", "result", "audit"]
+#: The CSV dialect of a run given no dialect options, on files named .csv.
+PLAIN_CSV = {"delimiter": ",", "decimal": ".", "encoding": "utf-8", "bom": False,
+             "quoting": QUOTING, "line_end": "\n"}
 #: Values of the input that the report must never hold.
 SECRETS = ["987654.321", "secret-region", "hidden-valley", "tiny-hamlet", "confidential-text",
            "98700"]
@@ -80,8 +87,11 @@ def test_report_in_memory(src, tmp_path, capsys):
     assert created.utcoffset() == datetime.timedelta(0)
     assert record["input"] == {"name": str(src), "format": "csv", "rows": 60}
     assert record["output"] == {"name": str(out), "format": "csv", "sha256": sha256(out)}
-    assert (record["method"], record["k"], record["options"], record["options_drawn"],
-            record["standardize"]) == ("mdav", 3, {}, [], True)
+    assert (record["method"], record["k"], record["options"], record["options_given"],
+            record["options_drawn"], record["standardize"]) == (
+        "mdav", 3, {"engine": ENGINE.engine}, [], [], True)
+    assert record["run"] == {"csv": PLAIN_CSV, "na": [], "keep_rest": False, "jobs": 1,
+                             "scheduler": None}
     columns = record["columns"]
     assert columns["protected"] == ["id", "income", "age"]
     assert (columns["kept"], columns["strata"], columns["passed"]) == ([], [], ["region",
@@ -113,6 +123,8 @@ def test_report_by_strata(src, tmp_path, capsys, jobs):
     assert record["input"]["rows"] == 60 and record["audit"]["rows"] == 60
     assert record["columns"] == {"protected": ["income", "age"], "kept": ["id"],
                                  "strata": ["region"], "passed": ["comment"], "notes": []}
+    assert record["run"] == {"csv": PLAIN_CSV, "na": [], "keep_rest": False,
+                             "jobs": int(jobs[1]) if jobs else 1, "scheduler": None}
     result, shown = record["result"], printed(err)
     assert {k: result[k] for k in ("groups", "smallest", "largest")} == {
         k: shown[k] for k in ("groups", "smallest", "largest")}
@@ -137,12 +149,15 @@ def test_report_by_strata(src, tmp_path, capsys, jobs):
 def test_the_report_holds_no_value_of_the_input(src, tmp_path, capsys, strata):
     out, rep = tmp_path / "out.csv", tmp_path / "release.json"
     by = ["--strata", "region", "--small-strata", "merge"] if strata else []
-    rc, _, err = run(["protect", src, "-k", 3, "-o", out, "--report", rep, *by], capsys)
+    rc, _, err = run(["protect", src, "-k", 3, "-o", out, "--report", rep, "--na", "NA",
+                      "--method", "ivmdav", *by], capsys)
     assert rc == 0, err
     assert "987001..987060" in err  # (the note on stderr quotes the identifier's range)
     if strata:
         assert "tiny-hamlet" in err  # (and the merge, the strata's keys)
     record = load(rep)
+    # (the run's options and the method's, resolved, are held: the user's, not the file's)
+    assert record["run"]["na"] == ["NA"] and record["options"]["candidates"] == 6
     # (the hex digests, of the release and of the code, may hold a run of digits by chance)
     record["output"]["sha256"], record["microagg"] = "", {}
     text = json.dumps(record, ensure_ascii=False)
@@ -158,7 +173,12 @@ def test_the_seed_drawn_is_recorded_and_makes_the_release_again(src, tmp_path, c
     record = load(rep)
     seed = record["options"]["seed"]
     assert isinstance(seed, int) and record["options_drawn"] == ["seed"]
-    assert record["options"]["iterations"] == 5
+    assert record["options_given"] == ["iterations"]
+    # every option the hybrid ran with: the defaults as their home holds them, K chosen
+    # from k (the smallest multiple of 3 that is at least 21), the seed drawn
+    assert record["options"] == {**option_defaults(HYBRID, GA), "K": 21, "seed": seed,
+                                 "iterations": 5}
+    assert record["options"]["population"] == GA.population
     assert f"ran with --seed {seed}" in err
     again, rep2 = tmp_path / "again.csv", tmp_path / "again.json"
     rc, _, err = run(["protect", src, "-k", 3, "--method", "hybrid", "--keep", "id",
@@ -166,7 +186,60 @@ def test_the_seed_drawn_is_recorded_and_makes_the_release_again(src, tmp_path, c
     assert rc == 0, err
     second = load(rep2)
     assert second["options"] == record["options"] and second["options_drawn"] == []
+    assert second["options_given"] == ["seed", "iterations"]  # (in the registry's order)
     assert second["output"]["sha256"] == record["output"]["sha256"] == sha256(first)
+
+
+def test_report_records_the_dialect_na_keep_rest_and_options_in_memory(tmp_path, capsys):
+    """A spreadsheet's CSV (``;``, decimal comma, a byte-order mark), ``--na``,
+    ``--keep-rest`` and V-MDAV with one option given: the record says each, and the
+    option not given at its default."""
+    src, out, rep = tmp_path / "in.csv", tmp_path / "out.csv", tmp_path / "release.json"
+    survey().to_csv(src, sep=";", decimal=",", index=False, encoding="utf-8-sig")
+    rc, _, err = run(["protect", src, "-k", 3, "-o", out, "--report", rep, "--delimiter", ";",
+                      "--decimal", ",", "--na", "refused,NA", "--keep-rest", "--columns",
+                      "income,age", "--method", "vmdav", "--gamma", 1.1], capsys)
+    assert rc == 0, err
+    assert out.read_bytes().startswith(b"\xef\xbb\xbfid;region;")  # (as the record says)
+    record = load(rep)
+    assert list(record) == FIELDS
+    assert record["options"] == {"engine": ENGINE.engine, "gamma": 1.1,
+                                 "leftover": VMDAV.leftover}
+    assert (record["options_given"], record["options_drawn"]) == (["gamma"], [])
+    assert record["run"] == {
+        "csv": {**PLAIN_CSV, "delimiter": ";", "decimal": ",", "bom": True},
+        "na": ["refused", "NA"], "keep_rest": True, "jobs": 1, "scheduler": None}
+    assert record["columns"]["passed"] == ["id", "region", "comment"]
+
+
+def test_report_records_the_dialect_jobs_and_options_by_strata(tmp_path, capsys):
+    """By strata on 2 processes, a file named .tsv (tab-separated by its name, no
+    --delimiter), ``--na``, IV-MDAV with no option given: every option at its default,
+    ``candidates`` chosen from k (2k)."""
+    src, out, rep = tmp_path / "in.tsv", tmp_path / "out.tsv", tmp_path / "release.json"
+    survey().to_csv(src, sep="\t", index=False)
+    rc, _, err = run(["protect", src, "-k", 3, "-o", out, "--report", rep, "--strata",
+                      "region", "--small-strata", "merge", "--keep", "id", "--jobs", 2,
+                      "--na", "NA", "--method", "ivmdav"], capsys)
+    assert rc == 0, err
+    record = load(rep)
+    assert list(record) == FIELDS
+    assert record["options"] == {"engine": ENGINE.engine, "gamma": IVMDAV.gamma,
+                                 "candidates": 2 * 3, "self_neighbour": IVMDAV.self_neighbour}
+    assert (record["options_given"], record["options_drawn"]) == ([], [])
+    assert record["run"] == {"csv": {**PLAIN_CSV, "delimiter": "\t"}, "na": ["NA"],
+                             "keep_rest": False, "jobs": 2, "scheduler": None}
+    assert record["columns"]["strata"] == ["region"]
+
+
+def test_a_parquet_run_records_no_csv_dialect(tmp_path, capsys):
+    pytest.importorskip("pyarrow")
+    src, out, rep = tmp_path / "in.parquet", tmp_path / "out.parquet", tmp_path / "r.json"
+    survey().to_parquet(src, index=False)
+    rc, _, err = run(["protect", src, "-k", 3, "-o", out, "--report", rep], capsys)
+    assert rc == 0, err
+    assert load(rep)["run"] == {"csv": None, "na": [], "keep_rest": False, "jobs": 1,
+                                "scheduler": None}
 
 
 def test_standard_output_has_no_hash(src, tmp_path, capsys):

@@ -273,6 +273,8 @@ def test_protect_scheduler_uses_the_cluster(client, tmp_path, capsys):
     record = json.loads(report.read_text(encoding="utf-8"))  # (the same record as --jobs)
     assert record["output"]["sha256"] == hashlib.sha256(out.read_bytes()).hexdigest()
     assert record["result"]["strata"]["merged"] == 1 and record["audit"]["rows"] == 2000
+    assert (record["run"]["jobs"], record["run"]["scheduler"]) == (None,
+                                                                    client.scheduler.address)
     expected = ma.microaggregate(df, 3, strata=["region", "wave"], small_strata="merge",
                                  columns=["income", "age", "hours"],
                                  keep="person").set_index("person")

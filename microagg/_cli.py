@@ -413,9 +413,11 @@ def _protect_parser(sub: Any, common: argparse.ArgumentParser) -> None:
     m.add_argument("--report", metavar="FILE",
                    help="write a provenance record of the release to FILE as JSON once the "
                    "release is written and has passed its audit: versions, the files (the "
-                   "release's SHA-256), method, k and options (a seed drawn included), the "
-                   "columns and notes, groups, IL, SSE and SST, the audit; never a value of "
-                   "the input (strata by number, not by key); checked at start-up as -o is")
+                   "release's SHA-256), method, k and every option it ran with (defaults "
+                   "filled in; those given and a seed drawn named), the CSV dialect, --na, "
+                   "--keep-rest, --jobs or --scheduler, the columns and notes, groups, IL, "
+                   "SSE and SST, the audit; never a value of the input (strata by number, "
+                   "not by key); checked at start-up as -o is")
     m.add_argument("--method", default=METHOD, choices=list(METHODS),
                    help="microaggregation method (default mdav); see microagg.list_methods()")
     m.add_argument("--columns", help="comma-separated columns to protect (default: every "

@@ -27,7 +27,8 @@ apply)::
     audit           {passed, smallest, rows}
 
 It holds no value of the input: column names, counts, group sizes, summary statistics of
-the whole release (IL, SSE, SST) and the release's hash only. Strata are numbered, never
+the whole release (IL, SSE, SST) and the release's hash only, besides the options as the
+user gave them (the ``--na`` texts among them). Strata are numbered, never
 named (their keys are values of the file): stratum ``i`` is the ``i``-th in the order the
 run protects them, unit ``u`` the ``u``-th unit of the output. With many strata the record
 stays small: totals, and the first :data:`LISTED` units and merged strata.

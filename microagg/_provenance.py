@@ -68,11 +68,9 @@ from ._methods import resolved_options
 from ._release import Roles, note_without_values
 
 __all__ = ["LISTED", "InputRecord", "OutputRecord", "CsvRecord", "RunRecord", "ColumnsRecord",
-           "UnitRecord",
-           "MergedStratum", "StrataRecord", "ResultRecord", "AuditRecord", "Provenance",
-           "report_target", "memory_result", "stream_result", "run_record", "release_record",
-           "to_json",
-           "pending_report", "file_sha256"]
+           "UnitRecord", "MergedStratum", "StrataRecord", "ResultRecord", "AuditRecord",
+           "Provenance", "report_target", "memory_result", "stream_result", "run_record",
+           "release_record", "to_json", "pending_report", "file_sha256"]
 
 #: How many units, and merged strata, a report lists one by one (the rest are counted).
 LISTED = 1000

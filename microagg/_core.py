@@ -26,7 +26,14 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._validate import as_labels, as_matrix, check_count, scale_exponent, unscale_square
+from ._validate import (
+    as_labels,
+    as_matrix,
+    check_count,
+    lined_up_labels,
+    scale_exponent,
+    unscale_square,
+)
 
 __all__ = [
     "standardize",
@@ -237,7 +244,8 @@ def sse(X: Any, labels: Any) -> float:
     ----------
     X : array_like, shape (n, p)
     labels : array_like of int, shape (n,)
-        Group label of each record.
+        Group label of each record (a Series is matched to a DataFrame ``X`` by row
+        label, as pandas matches them; labels it cannot match are an error).
 
     Examples
     --------
@@ -258,7 +266,7 @@ def sse(X: Any, labels: Any) -> float:
     ``1e-160``) is returned as the nearest float, possibly 0.0.
     """
     arr = as_matrix(X)
-    lab = as_labels(labels, arr.shape[0])
+    lab = as_labels(lined_up_labels(labels, X), arr.shape[0])
     e = scale_exponent(arr)
     return unscale_square(_sse(np.ldexp(arr, e) if e else arr, lab), e, "SSE")
 
@@ -276,7 +284,8 @@ def information_loss(X: Any, labels: Any) -> float:
     X : array_like, shape (n, p)
         The records, on the scale the loss is measured on (the book standardises first).
     labels : array_like of int, shape (n,)
-        The group of each record.
+        The group of each record (a Series is matched to a DataFrame ``X`` by row
+        label, as pandas matches them; labels it cannot match are an error).
 
     Returns
     -------
@@ -295,7 +304,7 @@ def information_loss(X: Any, labels: Any) -> float:
     underflow: it is finite for every finite input.
     """
     arr = as_matrix(X)
-    lab = as_labels(labels, arr.shape[0])
+    lab = as_labels(lined_up_labels(labels, X), arr.shape[0])
     e = scale_exponent(arr)
     if e:
         arr = np.ldexp(arr, e)
@@ -314,6 +323,8 @@ def aggregate(X: Any, labels: Any) -> Any:
     ----------
     X : array_like or pandas.DataFrame, shape (n, p)
     labels : array_like of int, shape (n,)
+        The group of each record (a Series is matched to a DataFrame ``X`` by row
+        label, as pandas matches them; labels it cannot match are an error).
 
     Returns
     -------
@@ -328,7 +339,8 @@ def aggregate(X: Any, labels: Any) -> Any:
     [1.0, 1.0, 11.0, 11.0]
     """
     arr = as_matrix(X)
-    centre, inverse = group_centroids(arr, as_labels(labels, arr.shape[0]))
+    lab = as_labels(lined_up_labels(labels, X), arr.shape[0])
+    centre, inverse = group_centroids(arr, lab)
     out = centre[inverse]
     if isinstance(X, pd.DataFrame):
         return pd.DataFrame(out, index=X.index, columns=X.columns)

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["as_matrix", "NonFinite", "SHOWN_ROWS", "plain", "check_k", "check_count",
-           "check_real", "check_flag", "check_flags", "check_seed", "as_labels",
+           "check_real", "check_flag", "check_flags", "check_seed", "as_labels", "lined_up_labels",
            "number_objects", "object_floats", "rescaled", "scale_exponent", "unscale_square",
            "SAFE_EXPONENT"]
 
@@ -355,6 +355,35 @@ def as_labels(labels: Any, n: int | None = None) -> np.ndarray:
     elif kind not in "iu":
         raise TypeError(f"labels must be integers, got dtype {arr.dtype}")
     return arr.astype(np.int64, copy=False)
+
+
+def lined_up_labels(labels: Any, X: Any) -> Any:
+    """``labels`` in the row order of ``X`` when both are pandas objects (a Series of labels
+    and a DataFrame), matched by row label (index) as pandas matches them; anything else as
+    given (matched by position). Row labels that cannot be matched one to one are an error,
+    not a guess: taken by position, a Series in another row order (``df.sort_values(...)``,
+    a filtered frame) would put records in the wrong groups without a word.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"a": [0.0, 2.0, 10.0]}, index=["x", "y", "z"])
+    >>> lined_up_labels(pd.Series([1, 0, 0], index=["z", "x", "y"]), X).tolist()
+    [0, 0, 1]
+    """
+    if not (hasattr(X, "columns") and hasattr(X, "index") and hasattr(labels, "index")
+            and getattr(labels, "ndim", 0) == 1 and len(labels) == len(X)):
+        return labels  # (a length that differs: as_labels names it)
+    index = X.index
+    if labels.index.equals(index):
+        return labels
+    if index.is_unique and labels.index.is_unique and index.isin(labels.index).all():
+        return labels.loc[index]
+    raise ValueError(
+        "labels is a pandas Series whose index does not match the data's row labels "
+        "(index), so its labels cannot be matched to the records: give the labels the "
+        "data's index (labels.reindex(X.index), or labels.set_axis(X.index) if they are in "
+        "the data's row order), or pass labels.to_numpy() to take them by position")
 
 
 def scale_exponent(arr: np.ndarray, axis: int | None = None) -> Any:

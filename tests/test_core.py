@@ -219,6 +219,32 @@ def test_labels_checked():
         ma.aggregate(X6, L6.reshape(2, 3))
 
 
+def test_labels_series_matched_to_dataframe_by_row_label():
+    """A Series of labels kept beside a table that was then sorted was taken by position:
+    records went to the wrong groups (aggregate released other groups' centroids, SSE and
+    IL measured another partition), without a word."""
+    df = pd.DataFrame(X6, columns=["income", "age"], index=list("abcdef"))
+    labels = pd.Series(L6, index=df.index)
+    order = [0, 3, 1, 4, 2, 5]  # (sorted otherwise: the groups interleave)
+    shuffled = df.iloc[order]
+    assert ma.sse(shuffled, labels) == ma.sse(df, L6) == 16.0
+    assert ma.information_loss(shuffled, labels) == ma.information_loss(df, L6)
+    released = ma.aggregate(shuffled, labels)
+    assert list(released.index) == list(shuffled.index)
+    pd.testing.assert_frame_equal(released.loc[df.index], ma.aggregate(df, L6))
+    # by position on purpose, and a Series in the data's order, as before
+    assert ma.sse(shuffled, labels.to_numpy()) > 16.0
+    assert ma.sse(df, labels) == 16.0
+
+
+@pytest.mark.parametrize("func", [ma.sse, ma.information_loss, ma.aggregate])
+def test_labels_series_with_other_row_labels_refused(func):
+    df = pd.DataFrame(X6, columns=["income", "age"], index=list("abcdef"))
+    with pytest.raises(ValueError, match=r"index does not match.*labels\.to_numpy\(\)"):
+        func(df, pd.Series(L6))  # (a default index 0..5: the data's rows are a..f)
+    assert ma.sse(df, pd.Series(L6).to_numpy()) == 16.0
+
+
 # --------------------------------------------------------------------------------------
 # properties
 # --------------------------------------------------------------------------------------

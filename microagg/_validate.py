@@ -100,6 +100,10 @@ def as_matrix(X: Any, name: str = "X", *, min_rows: int = 1, finite: bool = True
         If ``X`` is not 2-D, has no rows or columns, or holds NaN/inf.
     """
     columns = None
+    if getattr(X, "ndim", None) == 1 and hasattr(X, "to_frame"):  # a pandas Series
+        raise ValueError(
+            f"{name} must be 2-D (n records x p attributes), got a pandas Series of "
+            f"{len(X)} values; use X.to_frame() (or df[[column]]) for a single attribute")
     if isinstance(X, np.ma.MaskedArray):
         X = _unmasked(X, name)
     if hasattr(X, "dtypes") and hasattr(X, "columns"):  # a pandas DataFrame

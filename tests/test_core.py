@@ -184,6 +184,17 @@ def test_one_dimensional_rejected():
         ma.sse(np.array([1.0, 2.0, 3.0]), [0, 0, 0])
 
 
+@pytest.mark.parametrize("dtype", ["float64", "Int64"])
+def test_a_series_is_told_to_become_a_frame(dtype):
+    """A Series was told to use ``X.reshape(-1, 1)``, which a Series does not have (and a
+    nullable one was refused as holding "strings or objects")."""
+    column = pd.Series([1, 2, 3, 10, 11, 12], dtype=dtype, name="age")
+    for call in (lambda: ma.mdav(column, 3), lambda: ma.sse(column, [0, 0, 0, 1, 1, 1])):
+        with pytest.raises(ValueError, match=r"pandas Series of 6 values; use X\.to_frame\(\)"):
+            call()
+    assert ma.group_sizes(ma.mdav(column.to_frame(), 3)).tolist() == [3, 3]
+
+
 def test_zero_variance_rejected():
     with pytest.raises(ValueError, match="zero variance"):
         ma.standardize(np.array([[1.0, 5.0], [2.0, 5.0], [3.0, 5.0]]))

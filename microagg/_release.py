@@ -752,6 +752,8 @@ def decide_roles(names: Sequence[Any], profiles: Sequence[ColumnProfile], *,
         protect = named
         for c in protect:
             p = prof[c]
+            if p.kind in ("datetime", "timedelta") or (p.kind == "text" and p.dates_only):
+                raise TypeError(_not_numbers_of_kind(c, p.kind))  # (no --na to declare)
             if p.kind == "text" and p.rows - p.missing > p.plain:  # values not plain numbers
                 raise TypeError(_not_numbers(c, p.rows - p.missing - p.numbers,
                                              p.numbers - p.plain, p.samples))
@@ -1175,6 +1177,20 @@ def protectable(frame: pd.DataFrame, columns: Sequence[Any], *, na: Sequence[str
                 out = frame.copy()
             out[c] = values
     return out
+
+
+def _not_numbers_of_kind(column: Any, kind: str) -> str:
+    """The error (a TypeError's) for a column to protect that holds timedeltas (``kind``
+    ``"timedelta"``) or dates (a datetime or period type, or text whose every value is a
+    date): what to convert them to."""
+    if kind == "timedelta":
+        what, fix = "timedeltas", "e.g. df[c].dt.total_seconds()"
+    else:
+        what, fix = "dates", ("e.g. days since a date, or the year: df[c].dt.year, after "
+                              "pd.to_datetime for dates written as text")
+    return (f"column {column!r} is to be protected but holds {what}, not numbers: "
+            f"convert it to numbers first ({fix}) and protect those. Or keep the column "
+            f"unchanged on purpose (keep=[...], --keep {column})")
 
 
 def _comma_hint(samples: Sequence[Any]) -> str:

@@ -162,3 +162,32 @@ def test_integers_equal_as_floats_are_named_as_such(rng, tmp_path, capsys):
     rc, _, err = run(["protect", src, "-k", "3", "--strata", "s", "-o", tmp_path / "o.parquet"],
                      capsys)
     assert re.search(want, one_line_error(rc, err))
+
+
+@pytest.mark.parametrize("values, what", [
+    (pd.date_range("2020-01-01", periods=N), "dates"),
+    (pd.date_range("2020-01-01", periods=N, tz="Europe/Zurich"), "dates"),
+    (pd.period_range("2020-01", periods=N, freq="M"), "dates"),
+    (pd.to_timedelta(np.arange(N), unit="h"), "timedeltas"),
+])
+def test_dates_named_to_protect_are_told_to_become_numbers(rng, values, what):
+    """A date or timedelta column named in ``columns`` was refused as text that is not a
+    number, with the advice to declare missing-value text with --na."""
+    df = pd.DataFrame({"x": rng.normal(size=N), "d": values})
+    with pytest.raises(TypeError, match=rf"column 'd' is to be protected but holds {what}, "
+                                        "not numbers: convert it to numbers first") as err:
+        ma.microaggregate(df, 3, columns=["x", "d"])
+    assert "--na" not in str(err.value)
+
+
+@pytest.mark.parametrize("strata", [[], ["--strata", "s"]])
+def test_dates_in_a_file_named_to_protect_are_told_to_become_numbers(rng, tmp_path, capsys,
+                                                                     strata):
+    src = tmp_path / "in.csv"
+    pd.DataFrame({"x": rng.normal(size=N), "d": pd.date_range("2020-01-01", periods=N),
+                  "s": ["a", "b"] * (N // 2)}).to_csv(src, index=False)
+    rc, _, err = run(["protect", src, "-k", "3", "--columns", "x,d", *strata,
+                      "-o", tmp_path / "out.csv"], capsys)
+    message = one_line_error(rc, err)
+    assert "column 'd' is to be protected but holds dates, not numbers" in message
+    assert "--na" not in message

@@ -503,9 +503,20 @@ def first_record_as_names(names: Sequence[Any], numeric: Sequence[Any] = ()
 def column_labels(value: Any, table_columns: Sequence[Any], name: str) -> list[Any]:
     """The column labels ``value`` names (one label or a list), each in ``table_columns``.
 
-    A single label means one column (``"age"`` is not the columns ``a``, ``g``, ``e``);
-    an empty, repeated or unknown choice is an error naming the argument ``name``.
+    A single label means one column (``"age"`` is not the columns ``a``, ``g``, ``e``;
+    a tuple that is a column's label, as a DataFrame with MultiIndex columns has them, is
+    that column); an empty, repeated or unknown choice is an error naming the argument
+    ``name``.
+
+    Examples
+    --------
+    >>> column_labels(("n", "age"), [("n", "age"), ("n", "inc")], "columns")
+    [('n', 'age')]
+    >>> column_labels(("age", "inc"), ["age", "inc"], "columns")
+    ['age', 'inc']
     """
+    if isinstance(value, tuple) and _is_label(value, table_columns):
+        value = [value]
     if isinstance(value, str | bytes) or not isinstance(value, Iterable):
         if not isinstance(value, Hashable):
             raise TypeError(f"{name} must be a column label or a list of them, got {value!r}")
@@ -526,6 +537,14 @@ def column_labels(value: Any, table_columns: Sequence[Any], name: str) -> list[A
         raise ValueError(f"{what} {missing} are not in the table; it has {shown_names(known)}"
                          + _quoting_hint(missing, known))
     return chosen
+
+
+def _is_label(value: Any, table_columns: Sequence[Any]) -> bool:
+    """Whether ``value`` is one of ``table_columns`` (a label that cannot be compared is not)."""
+    try:
+        return any(value == c for c in table_columns if isinstance(c, tuple))
+    except (TypeError, ValueError):
+        return False
 
 
 def _quoting_hint(missing: Sequence[Any], known: Sequence[Any]) -> str:

@@ -191,3 +191,22 @@ def test_dates_in_a_file_named_to_protect_are_told_to_become_numbers(rng, tmp_pa
     message = one_line_error(rc, err)
     assert "column 'd' is to be protected but holds dates, not numbers" in message
     assert "--na" not in message
+
+
+def test_a_tuple_naming_a_column_of_multiindex_columns_is_that_column(rng):
+    """With MultiIndex columns a column's label is a tuple, as ``df[("n", "age")]`` takes
+    it; ``columns=("n", "age")`` (and ``keep``, ``strata``, the audit's) was read as the two
+    columns ``n`` and ``age`` and refused as unknown."""
+    df = pd.DataFrame({("n", "age"): rng.integers(20, 70, N), ("n", "inc"): rng.normal(size=N),
+                       ("c", "region"): ["N", "S"] * (N // 2), ("c", "id"): np.arange(N)[::-1]})
+    out, info = ma.microaggregate(df, 3, columns=("n", "age"), keep=[("c", "id"), ("n", "inc")],
+                                  return_info=True)
+    assert info.columns == [("n", "age")]
+    out, info = ma.microaggregate(df, 3, strata=("c", "region"), keep=("c", "id"),
+                                  return_info=True)
+    assert info.columns == [("n", "age"), ("n", "inc")] and info.kept == [("c", "id")]
+    assert ma.audit(df, out, 3, strata=("c", "region"), keep=("c", "id")).passed
+    # a tuple of a flat table's names is still a list of them
+    flat = pd.DataFrame({"age": df[("n", "age")], "inc": df[("n", "inc")]})
+    assert ma.microaggregate(flat, 3, columns=("age", "inc"), return_info=True)[1].columns == [
+        "age", "inc"]

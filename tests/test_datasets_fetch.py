@@ -29,7 +29,20 @@ TINY = "tiny.data"
 TINY_BYTES = b"1,2,3\n4,5,6\n"
 
 
-class _Server:
+class _Local:
+    """An HTTP server on 127.0.0.1 (random port) answering with ``handler``, in a thread."""
+
+    def __init__(self, handler) -> None:
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/data"
+        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class _Server(_Local):
     """A static file server on 127.0.0.1 (random port), counting requests."""
 
     def __init__(self, folder: Path) -> None:
@@ -40,15 +53,7 @@ class _Server:
             def log_message(self, *args):  # quiet
                 outer.requests.append(self.path)
 
-        self.httpd = http.server.ThreadingHTTPServer(
-            ("127.0.0.1", 0), functools.partial(Handler, directory=str(folder)))
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/data"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(functools.partial(Handler, directory=str(folder)))
 
 
 @pytest.fixture()
@@ -272,7 +277,12 @@ def test_a_data_url_that_is_not_http_is_named_as_such(served, tiny, monkeypatch,
     assert not served.cache.exists() or not any(served.cache.iterdir())
 
 
-class _EndlessServer:
+class _Quiet(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):  # quiet
+        pass
+
+
+class _EndlessServer(_Local):
     """Answers every GET with 200 and a body with no length, ``limit`` bytes long at most
     (a mirror serving something else, say a big archive), counting the bytes sent."""
 
@@ -280,10 +290,7 @@ class _EndlessServer:
         self.sent = 0
         outer = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *args):  # quiet
-                pass
-
+        class Handler(_Quiet):
             def do_GET(self):
                 self.send_response(200)
                 self.end_headers()
@@ -296,13 +303,7 @@ class _EndlessServer:
                     pass
                 self.close_connection = True
 
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/data"
-        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(Handler)
 
 
 def test_a_body_longer_than_the_file_is_stopped_at_once(served, tiny, monkeypatch):
@@ -322,7 +323,7 @@ def test_a_body_longer_than_the_file_is_stopped_at_once(served, tiny, monkeypatc
     assert not served.cache.exists() or not any(served.cache.iterdir())
 
 
-class _TricklingServer:
+class _TricklingServer(_Local):
     """Sends ``body`` with its true length, one byte every ``pause`` seconds: never quiet
     long enough for the read timeout, so only an overall deadline stops it."""
 
@@ -330,10 +331,7 @@ class _TricklingServer:
         self.sent = 0
         outer = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *args):  # quiet
-                pass
-
+        class Handler(_Quiet):
             def do_GET(self):
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(body)))
@@ -347,13 +345,7 @@ class _TricklingServer:
                 except OSError:  # the client hung up
                     pass
 
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/data"
-        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(Handler)
 
 
 def test_a_trickling_server_is_stopped_at_the_overall_deadline(served, tiny, monkeypatch):

@@ -3,10 +3,12 @@
 The assignments' hidden tests (``chapters/assignments/``) compare a student's function
 with ``microagg`` on random data. A function that simply calls the ``microagg``
 function it is compared with would pass every one of them; :func:`own_work`, around each
-public and hidden test, makes such a function fail them instead. :func:`case_seed` gives
-each hidden test its random data: the same on every grading run (a regrade gives the same
-score), another course's with another ``MICROAGG_GRADING_SALT``.
-:mod:`microagg.teaching` re-exports both.
+public and hidden test, makes such a function fail them instead. :func:`answer` turns what
+the function returned into a plain number, bool or array before a test compares it (an
+object of the student's making could answer ``True`` to every ``==``). :func:`case_seed`
+gives each hidden test its random data: the same on every grading run (a regrade gives the
+same score), another course's with another ``MICROAGG_GRADING_SALT``.
+:mod:`microagg.teaching` re-exports all three.
 
 Book: :ref:`page-instructors`.
 """
@@ -23,7 +25,9 @@ from pathlib import Path
 from types import CodeType, FrameType, FunctionType
 from typing import Any
 
-__all__ = ["own_work", "case_seed", "SALT_ENV"]
+import numpy as np
+
+__all__ = ["own_work", "answer", "case_seed", "SALT_ENV"]
 
 #: The environment switch naming a course's salt for :func:`case_seed` (default: none).
 SALT_ENV = "MICROAGG_GRADING_SALT"
@@ -110,9 +114,14 @@ def own_work(function: Callable[..., Any], *, allowed: Iterable[str] = ()) -> It
     Notes
     -----
     The calls are seen through ``sys.setprofile``, which sees every call of Python code
-    in the thread running the block. Not seen: a compiled kernel called directly (a numba
-    dispatcher runs no Python frame; every public function of ``microagg`` is Python code,
-    and is seen) and calls made in other threads.
+    in the thread running the block; a ``function`` that calls ``sys.setprofile`` itself
+    (to switch the watch off around a call) fails. Not seen: a compiled kernel called
+    directly (a numba dispatcher runs no Python frame; every public function of
+    ``microagg`` is Python code, and is seen), calls made in other threads or processes,
+    and calls made after ``function`` returned, by an object it returned (pass the answer
+    through :func:`answer` before comparing it: that runs none of its code). Nor can it see
+    a notebook that replaces ``microagg``'s functions, ``own_work`` itself or the builtins
+    a test uses: the check runs in the student's own process.
 
     Examples
     --------
@@ -155,6 +164,13 @@ def own_work(function: Callable[..., Any], *, allowed: Iterable[str] = ()) -> It
     called: list[str] = []
 
     def watch(frame: FrameType, event: str, arg: Any) -> None:
+        if event == "c_call" and arg is sys.setprofile:  # the watch itself, switched off?
+            caller: FrameType | None = frame  # (the frame making the call)
+            while caller is not None:
+                if caller.f_code is code and "sys.setprofile" not in called:
+                    called.append("sys.setprofile")
+                caller = caller.f_back
+            return
         if event != "call" or not _in_package(frame.f_code):
             return
         caller = frame.f_back
@@ -177,11 +193,170 @@ def own_work(function: Callable[..., Any], *, allowed: Iterable[str] = ()) -> It
         yield called
     finally:
         sys.setprofile(before)
+    if "sys.setprofile" in called:
+        raise AssertionError(f"{who} calls sys.setprofile, which switches off the check of "
+                             "its calls: the question asks you to write it yourself (numpy only)")
     borrowed = [c for c in called if c not in ok]
     if borrowed:
         raise AssertionError(f"{who} calls {', '.join(borrowed)}: the question asks you to "
                              "write it yourself (numpy only)"
                              + (f"; it allows {', '.join(sorted(ok))}" if ok else ""))
+
+
+#: The types a trusted number or bool has, exactly: a subclass (``class Always(float)``)
+#: brings comparisons of the student's making, and so does any other object.
+_INTS = frozenset({int, *(np.dtype(c).type for c in np.typecodes["AllInteger"])})
+_FLOATS = frozenset({float, *(np.dtype(c).type for c in np.typecodes["Float"])})
+_BOOLS = frozenset({bool, np.bool_})
+
+#: What each kind of answer is, in a failed test's words.
+_KINDS = {"int": "an int (a Python or NumPy integer)",
+          "float": "a number (a Python or NumPy float or int)",
+          "bool": "a bool (True or False)",
+          "ints": "integers (in a list, a tuple or a NumPy array)",
+          "floats": "numbers (in a list, a tuple or a NumPy array)"}
+
+
+def _plain_numbers(value: Any) -> bool:
+    """Whether ``value`` is numbers only, in exact lists, tuples and numeric NumPy arrays
+    (looked at without running any method of ``value``'s: only exact types get in)."""
+    kind = type(value)
+    if kind is np.ndarray:
+        return value.dtype.kind in "iuf"
+    if kind is list or kind is tuple:
+        return all(_plain_numbers(v) for v in value)
+    return kind in _INTS or kind in _FLOATS
+
+
+def _odd_one(value: Any) -> str:
+    """The type of the first item of nested lists and tuples that is not a plain number."""
+    for item in value:
+        if type(item) in (list, tuple):
+            if not _plain_numbers(item):
+                return _odd_one(item)
+        elif not _plain_numbers(item):
+            return (f"an ndarray of {item.dtype} values" if type(item) is np.ndarray
+                    else f"a {type(item).__name__}")
+    return "something other than numbers"
+
+
+def _array(value: Any, kind: str) -> np.ndarray:
+    """A new array of ``value``'s numbers (``int64`` for ``"ints"``, ``float`` else)."""
+    if type(value) not in (list, tuple, np.ndarray) or not _plain_numbers(value):
+        got = type(value).__name__
+        if type(value) is np.ndarray:
+            got = f"an ndarray of {value.dtype} values"
+        elif type(value) in (list, tuple):
+            got = f"a {got} holding {_odd_one(value)}"
+        raise AssertionError(f"return {_KINDS[kind]}, got {got}")
+    try:
+        arr = np.array(value, copy=True)
+    except ValueError as error:  # rows of different lengths
+        raise AssertionError(f"return {_KINDS[kind]} in rows of one length: {error}") from None
+    if kind == "floats":
+        return arr.astype(float)
+    if arr.dtype.kind == "f" and not (np.isfinite(arr).all() and (arr == np.round(arr)).all()):
+        raise AssertionError(f"return {_KINDS[kind]}, got numbers that are not whole")
+    return arr.astype(np.int64)
+
+
+def answer(value: Any, kind: str | tuple[Any, ...] | dict[str, Any]) -> Any:
+    """A student's returned value as a plain value a test can trust, before any comparison.
+
+    A test that compares what a student's function returned (``got == want``,
+    ``abs(got - want) < 1e-9``, ``numpy.allclose(got, want)``) lets that value's own
+    methods decide: an object whose ``__eq__`` says ``True`` to everything, a ``float``
+    subclass whose subtraction gives 0, an array subclass or an object with ``__array__``
+    passes without solving anything (and code run by those methods later, outside the
+    function, is not seen by :func:`own_work`). This function accepts only values of exact
+    built-in or NumPy types, runs none of their methods, and returns a new plain value:
+    the test compares that. Anything else fails the test with a message the student
+    understands. Call the student's function first, and compute the expected value after
+    it, so that the function cannot read it from the test::
+
+        _got = microagg.teaching.answer(my_mdav(_X.copy(), _k), "ints")
+        _want = microagg.mdav(_X, _k)
+
+    Book: :ref:`page-instructors`.
+
+    Parameters
+    ----------
+    value : object
+        What the student's function returned.
+    kind : str, tuple or dict
+        What it should be. ``"int"``: a Python or NumPy integer (not a bool), returned as
+        an ``int``. ``"float"``: a Python or NumPy number (not a bool), returned as a
+        ``float``. ``"bool"``: ``True`` or ``False`` (Python or NumPy), returned as a
+        ``bool``. ``"ints"`` / ``"floats"``: a list, tuple or NumPy array of numbers (nested
+        for more dimensions), returned as a new ``int64`` / ``float`` array (``"ints"``
+        takes floats with no fractional part too). A tuple of kinds: a tuple or list of as
+        many values, returned as a tuple, each item of its kind. A dict of kinds: a dict
+        with exactly those keys (strings), returned as a dict, each value of its kind.
+
+    Returns
+    -------
+    int, float, bool, numpy.ndarray, tuple or dict
+        The plain value; an array is a new one (not ``value``).
+
+    Raises
+    ------
+    AssertionError
+        If ``value`` is not of the kind, or not of an exact built-in or NumPy type (a
+        subclass of ``float``, of ``numpy.ndarray``, an object of the notebook's own).
+    ValueError
+        If ``kind`` is not one of the kinds above (the test's mistake, not the student's).
+
+    Examples
+    --------
+    >>> answer(3, "int"), answer(np.float64(0.5), "float"), answer(np.bool_(True), "bool")
+    (3, 0.5, True)
+    >>> answer(([0, 1], 2.5), ("ints", "float"))
+    (array([0, 1]), 2.5)
+    >>> class Always(float):
+    ...     def __eq__(self, other):
+    ...         return True
+    >>> try:
+    ...     answer(Always(0), "float")
+    ... except AssertionError as error:
+    ...     print(error)
+    return a number (a Python or NumPy float or int), got Always
+    """
+    if isinstance(kind, tuple):
+        if type(value) not in (tuple, list) or len(value) != len(kind):
+            size = len(value) if type(value) in (tuple, list) else None
+            raise AssertionError(f"return a tuple of {len(kind)} values, got "
+                                 + (f"{size} values" if size is not None
+                                    else type(value).__name__))
+        return tuple(_item(v, k, f"value {i + 1} of the tuple")
+                     for i, (v, k) in enumerate(zip(value, kind, strict=True)))
+    if isinstance(kind, dict):
+        if type(value) is not dict or not all(type(key) is str for key in value):
+            raise AssertionError(f"return a dict with keys {sorted(kind)}, got "
+                                 f"{type(value).__name__}")
+        if set(value) != set(kind):
+            raise AssertionError(f"return a dict with keys {sorted(kind)}, got keys "
+                                 f"{sorted(value)}")
+        return {key: _item(value[key], k, f"value {key!r}") for key, k in kind.items()}
+    if kind not in _KINDS:
+        raise ValueError(f"kind must be one of {sorted(_KINDS)}, a tuple or a dict of them; "
+                         f"got {kind!r}")
+    if kind in ("ints", "floats"):
+        return _array(value, kind)
+    scalar = type(value) is np.ndarray and value.ndim == 0  # (what some NumPy calls return)
+    accepted = {"int": _INTS, "float": _INTS | _FLOATS, "bool": _BOOLS}[kind]
+    if (value.dtype.type if scalar else type(value)) not in accepted:
+        raise AssertionError(f"return {_KINDS[kind]}, got {type(value).__name__}"
+                             + (f" of {value.dtype}" if scalar else ""))
+    plain = value.item() if scalar else value
+    return {"int": int, "float": float, "bool": bool}[kind](plain)
+
+
+def _item(value: Any, kind: Any, where: str) -> Any:
+    """``answer(value, kind)``, its message saying which item of the answer it is."""
+    try:
+        return answer(value, kind)
+    except AssertionError as error:
+        raise AssertionError(f"{where}: {error}") from None
 
 
 def case_seed(test: str) -> int:

@@ -5,9 +5,11 @@ functions here re-trace a step of one of them in plain, readable code
 (:func:`vmdav_first_group`), run a small experiment around them
 (:func:`gamma_sweep`, :func:`timings`, :func:`ga_vs_optimum`,
 :func:`split_close_pairs`), or show the source of a compiled kernel
-(:func:`kernel_source`). :func:`own_work` and :func:`case_seed` are for the assignments'
-autograders: the first fails a student's function that calls the ``microagg`` function it
-should replace, the second gives each hidden test the same random data on every run.
+(:func:`kernel_source`). :func:`own_work`, :func:`answer` and :func:`case_seed` are for the
+assignments' autograders: the first fails a student's function that calls the ``microagg``
+function it should replace, the second turns what the function returned into a plain value
+before a test compares it, the third gives each hidden test the same random data on every
+run.
 
 Book: :ref:`chap-vmdav`, :ref:`chap-genetic`.
 """
@@ -29,7 +31,7 @@ from ._defaults import VMDAV_CLUSTERED_GAMMA
 from ._ga_kernels import ga_core, repair
 from ._genetic import ga_partition
 from ._gomm_ops import mutate
-from ._grading import case_seed, own_work
+from ._grading import answer, case_seed, own_work
 from ._methods import get_method
 from ._optimal import optimal_partition
 from ._timing import least_time
@@ -38,7 +40,7 @@ from ._validate import as_labels, as_matrix, check_k, scale_exponent
 from .reproductions import paper_methods, paper_params
 
 __all__ = ["vmdav_first_group", "gamma_sweep", "timings", "engine_timings", "ga_vs_optimum",
-           "split_close_pairs", "kernel_source", "own_work", "case_seed"]
+           "split_close_pairs", "kernel_source", "own_work", "answer", "case_seed"]
 
 #: The compiled kernels a chapter may show, by name.
 _KERNELS = {"ga_core": ga_core, "repair": repair, "shortest_path": shortest_path,

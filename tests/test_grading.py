@@ -12,7 +12,7 @@ import pytest
 import microagg
 import microagg as m
 from microagg import mdav as imported_mdav
-from microagg.teaching import own_work
+from microagg.teaching import answer, own_work
 
 X = np.random.default_rng(0).normal(size=(12, 2))
 
@@ -137,3 +137,157 @@ def test_the_profiler_is_restored_and_errors_pass_unchanged():
         assert sys.getprofile() is outer
     finally:
         sys.setprofile(None)
+
+
+def _switching_off(X, k):
+    """Switches the profiler off around a call of microagg.mdav, and back on."""
+    watch = sys.getprofile()
+    sys.setprofile(None)
+    labels = microagg.mdav(X, k)
+    sys.setprofile(watch)
+    return labels
+
+
+def test_a_function_switching_the_watch_off_fails():
+    """Unseen before: own_work's profiler, switched off and on again by the function, saw
+    no call (and the answer, microagg's own, was right on every case)."""
+    with pytest.raises(AssertionError, match=r"^_switching_off calls sys\.setprofile, which "
+                                             r"switches off the check of its calls"):
+        with own_work(_switching_off):
+            assert np.array_equal(_switching_off(X, 3), microagg.mdav(X, 3))
+
+
+# --------------------------------------------------------------------------------------
+# answer: what a student's function returned, as a plain value
+# --------------------------------------------------------------------------------------
+
+
+class _Always:
+    """Equal to everything, and a bool that is always true."""
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = object.__hash__
+
+
+class _ZeroFloat(float):
+    """A float whose difference with anything is 0 (so ``abs(got - want) < 1e-9``)."""
+
+    def __sub__(self, other):
+        return 0.0
+
+    __rsub__ = __sub__
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = float.__hash__
+
+
+class _AlwaysArray(np.ndarray):
+    def __eq__(self, other):
+        return np.ones(np.shape(other), dtype=bool)
+
+
+class _Lazy:
+    """An answer computed only when a test converts it, after the function returned:
+    own_work, which watches the function's calls, sees nothing."""
+
+    def __init__(self, X, k):
+        self.X, self.k = X, k
+
+    def __array__(self, dtype=None, copy=None):
+        return microagg.mdav(self.X, self.k)
+
+    def __len__(self):
+        return len(self.X)
+
+
+@pytest.mark.parametrize(("value", "kind", "passed_before"), [
+    (_Always(), "int", lambda v: v == 3),
+    (_ZeroFloat(1.0), "float", lambda v: isinstance(v, float) and abs(v - 4.0) < 1e-12),
+    (np.zeros(6, dtype=int).view(_AlwaysArray), "ints", lambda v: bool((v == [0, 1]).all())),
+    (_Lazy(X, 3), "ints", lambda v: np.array_equal(np.asarray(v), microagg.mdav(X, 3))),
+    ([1.0, _ZeroFloat(2.0)], "floats",
+     lambda v: all(a - b == 0 for a, b in zip(v, [1, 5], strict=True))),
+    (True, "int", lambda v: v == 1),
+    ((2, _Always()), ("int", "bool"), lambda v: v == (2, False)),
+], ids=["always-equal", "float-subclass", "array-subclass", "lazy-array", "list-of-subclass",
+        "bool-as-int", "tuple-holding-always-equal"])
+def test_answer_refuses_a_value_whose_comparisons_are_its_own(value, kind, passed_before):
+    """Each value passes the comparison a test made before (``passed_before``), without
+    being the answer; ``answer`` refuses it, saying what to return."""
+    with own_work(_own_mdav):  # (the lazy array's microagg.mdav is not seen)
+        assert passed_before(value)
+    with pytest.raises(AssertionError, match=r"return (an int|a number|integers|numbers|a bool)"
+                                             r".*, got "):
+        answer(value, kind)
+
+
+def test_answer_runs_none_of_the_answer_s_code():
+    """The lazy array is refused before numpy asks it for its values: nothing runs, so
+    nothing can call microagg behind own_work's back."""
+    calls = []
+
+    class Spy(_Lazy):
+        def __array__(self, dtype=None, copy=None):
+            calls.append("__array__")
+            return super().__array__(dtype, copy)
+
+        def __len__(self):
+            calls.append("__len__")
+            return super().__len__()
+
+        def __getitem__(self, i):
+            calls.append("__getitem__")
+            return 0
+
+    for kind in ("ints", "floats", "int", ("ints",), {"labels": "ints"}):
+        for value in (Spy(X, 3), [Spy(X, 3)], (Spy(X, 3),), {"labels": Spy(X, 3)}):
+            with pytest.raises(AssertionError):
+                answer(value, kind)
+    assert calls == []
+
+
+def test_answer_returns_new_plain_values():
+    arr = np.array([[1, 2], [3, 4]], dtype=np.int32)
+    got = answer(arr, "ints")
+    assert type(got) is np.ndarray and got.dtype == np.int64 and got is not arr
+    got[0, 0] = 9
+    assert arr[0, 0] == 1  # a copy: the test may not change the student's array, nor back
+    assert answer([0.0, 2.0], "ints").tolist() == [0, 2]  # labels kept in a float array
+    assert answer((1, 2.5), "floats").dtype == float
+    for value, kind, want in [(np.int64(3), "int", 3), (np.uint8(3), "float", 3.0),
+                              (np.float32(0.5), "float", 0.5), (np.bool_(False), "bool", False),
+                              (np.array(2.0), "float", 2.0)]:
+        got = answer(value, kind)
+        assert type(got) is type(want) and got == want
+    got = answer({"together": 1, "separate": np.float64(2)},
+                 {"together": "float", "separate": "float"})
+    assert got == {"together": 1.0, "separate": 2.0}
+    assert all(type(v) is float for v in got.values())
+    assert answer([np.arange(2), [3, 4]], ("ints", "floats"))[1].tolist() == [3.0, 4.0]
+
+
+@pytest.mark.parametrize(("value", "kind", "message"), [
+    (3.0, "int", r"^return an int \(a Python or NumPy integer\), got float$"),
+    (np.array([0.5]), "ints", r"got numbers that are not whole"),
+    ([[1, 2], [3]], "floats", r"in rows of one length"),
+    ([1, "2"], "floats", r"got a list holding a str$"),
+    ([1, 2], ("ints", "ints"), r"^value 1 of the tuple: return integers .*, got int$"),
+    ((1, 2, 3), ("int", "int"), r"^return a tuple of 2 values, got 3 values$"),
+    ({"together": 1.0}, {"together": "float", "separate": "float"},
+     r"^return a dict with keys \['separate', 'together'\], got keys \['together'\]$"),
+    (np.array([True, False]), "ints", r"got an ndarray of bool values$"),
+    (None, "bool", r"^return a bool \(True or False\), got NoneType$"),
+])
+def test_answer_says_what_to_return(value, kind, message):
+    with pytest.raises(AssertionError, match=message):
+        answer(value, kind)
+
+
+def test_answer_refuses_an_unknown_kind():
+    with pytest.raises(ValueError, match=r"kind must be one of \['bool', 'float', 'floats', "
+                                         r"'int', 'ints'\]"):
+        answer(3, "integer")

@@ -1,10 +1,14 @@
 """``microagg.teaching.own_work``: the assignments' hidden tests fail a student's function that
-calls ``microagg`` (by any route the notebook offers), and only such a function."""
+calls ``microagg`` (by any route the notebook offers), and only such a function.
+``microagg.teaching.answer``: no value of the student's making decides a test's comparison;
+and the masters' test cells, run on answers that cheat, fail them."""
 
 from __future__ import annotations
 
 import functools
+import re
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -291,3 +295,116 @@ def test_answer_refuses_an_unknown_kind():
     with pytest.raises(ValueError, match=r"kind must be one of \['bool', 'float', 'floats', "
                                          r"'int', 'ints'\]"):
         answer(3, "integer")
+
+
+# --------------------------------------------------------------------------------------
+# the assignments' test cells, run on cheating answers
+# --------------------------------------------------------------------------------------
+
+MASTERS = Path(__file__).resolve().parents[1] / "chapters" / "assignments"
+
+
+def _run_tests(name: str, question: str, answer_source: str) -> list[str | None]:
+    """Run a question's test cells, public then hidden, from its master notebook, after the
+    notebook's first cell and ``answer_source``; each cell's failure message (None if it
+    passed)."""
+    jupytext = pytest.importorskip("jupytext")
+    setup, cells, current, inside = None, [], None, False
+    for cell in jupytext.read(MASTERS / f"{name}.md").cells:
+        text = cell.source.strip()
+        if cell.cell_type == "raw":
+            if text.startswith("# BEGIN QUESTION"):
+                current = re.search(r"name:\s*(\S+)", text)[1]
+            inside = text.startswith("# BEGIN TESTS") or (inside and text != "# END TESTS")
+        elif cell.cell_type == "code" and setup is None:
+            setup = cell.source
+        elif cell.cell_type == "code" and inside and current == question:
+            cells.append(cell.source)
+    assert setup and cells, (name, question)
+    env: dict = {"__name__": "__main__"}
+    exec(compile(setup, "<notebook>", "exec"), env)  # noqa: S102 - our own notebooks
+    exec(compile(answer_source, "<notebook>", "exec"), env)  # noqa: S102
+    failures: list[str | None] = []
+    for cell in cells:
+        try:
+            exec(compile(cell, "<test>", "exec"), env)  # noqa: S102
+            failures.append(None)
+        except AssertionError as error:
+            failures.append(str(error))
+    return failures
+
+
+#: Answers that solve nothing, each of which passed every test of its question (public and
+#: hidden) before the tests passed the answer through ``answer`` and computed the expected
+#: value after the call: (assignment, question, answer cell, what each failure says).
+CHEATS = {
+    "an int equal to everything": ("a2_mdav", "q3", '''
+class Always(int):
+    def __eq__(self, other):
+        return True
+    __hash__ = int.__hash__
+
+def largest_group(n, k):
+    return Always(0)
+''', r"return an int \(a Python or NumPy integer\), got Always"),
+    "a float whose differences are 0": ("a1_foundations", "q1", '''
+class Zero(float):
+    def __sub__(self, other):
+        return 0.0
+    __rsub__ = __sub__
+
+def sse_by_hand(X, labels):
+    return Zero(0.0)
+''', r"return a number .*, got Zero"),
+    "labels computed by microagg after the function returned": ("a2_mdav", "q2", '''
+class Lazy:
+    def __init__(self, X, k):
+        self.X, self.k = X, k
+    def __array__(self, dtype=None, copy=None):
+        return microagg.mdav(self.X, self.k)  # (own_work watches my_mdav, which has returned)
+
+def my_mdav(X, k):
+    return Lazy(X, k)
+''', r"return integers .*, got Lazy"),
+    "the expected value read from the test's frame": ("a5_genetic", "q1", '''
+import sys
+from pathlib import Path
+
+def roulette(fitness, u):
+    frame = sys._getframe(1)
+    while frame is not None and "_want" not in frame.f_locals:
+        frame = frame.f_back
+    return frame.f_locals["_want"] if frame is not None else 0
+''', r"should be|slices"),
+}
+
+
+@pytest.mark.parametrize("cheat", list(CHEATS))
+def test_a_cheating_answer_fails_every_test_of_its_question(cheat):
+    name, question, source, message = CHEATS[cheat]
+    failures = _run_tests(name, question, source)
+    assert len(failures) >= 2 and all(failures), f"{cheat}: a test passed ({failures})"
+    for failure in failures:
+        assert re.search(message, failure), failure
+
+
+def test_an_answer_changing_the_test_s_data_gains_nothing():
+    """The expected value is computed after the call, from the test's data: the function
+    gets copies, so zeroing what it was given does not make the reference agree with it."""
+    failures = _run_tests("a1_foundations", "q1", '''
+def sse_by_hand(X, labels):
+    X = np.asarray(X)
+    if X.dtype == float:
+        X[:] = 0.0  # every group's SSE is then 0
+    return 0.0
+''')
+    assert all(failures), failures
+
+
+def test_the_reference_answers_pass_the_test_cells():
+    """(The harness above runs the cells as the notebook would: the reference passes.)"""
+    source = '''
+def largest_group(n, k):
+    return k + n % k
+'''
+    assert _run_tests("a2_mdav", "q3", source) == [None, None]

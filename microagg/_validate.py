@@ -505,8 +505,9 @@ def column_labels(value: Any, table_columns: Sequence[Any], name: str) -> list[A
 
     A single label means one column (``"age"`` is not the columns ``a``, ``g``, ``e``;
     a tuple that is a column's label, as a DataFrame with MultiIndex columns has them, is
-    that column); an empty, repeated or unknown choice is an error naming the argument
-    ``name``.
+    that column; a set, which has no order of its own, names its columns in the table's
+    order, so the result does not change with Python's hash seed from one run to the
+    next); an empty, repeated or unknown choice is an error naming the argument ``name``.
 
     Examples
     --------
@@ -514,9 +515,14 @@ def column_labels(value: Any, table_columns: Sequence[Any], name: str) -> list[A
     [('n', 'age')]
     >>> column_labels(("age", "inc"), ["age", "inc"], "columns")
     ['age', 'inc']
+    >>> column_labels({"inc", "age"}, ["id", "age", "inc"], "columns")
+    ['age', 'inc']
     """
     if isinstance(value, tuple) and _is_label(value, table_columns):
         value = [value]
+    if isinstance(value, set | frozenset):  # the table's order (unknown names after, sorted)
+        value = ([c for c in table_columns if c in value]
+                 + sorted((c for c in value if c not in list(table_columns)), key=repr))
     if isinstance(value, str | bytes) or not isinstance(value, Iterable):
         if not isinstance(value, Hashable):
             raise TypeError(f"{name} must be a column label or a list of them, got {value!r}")

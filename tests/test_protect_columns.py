@@ -210,3 +210,17 @@ def test_a_tuple_naming_a_column_of_multiindex_columns_is_that_column(rng):
     flat = pd.DataFrame({"age": df[("n", "age")], "inc": df[("n", "inc")]})
     assert ma.microaggregate(flat, 3, columns=("age", "inc"), return_info=True)[1].columns == [
         "age", "inc"]
+
+
+def test_columns_given_as_a_set_come_in_the_tables_order(rng):
+    """A set has no order of its own: ``columns={...}`` (e.g. ``set(df.columns) - {"id"}``)
+    took the set's iteration order, which for text changes with Python's hash seed from one
+    run to the next (and the attributes' order can decide a tie). The table's order now."""
+    df = pd.DataFrame({3: rng.normal(size=N), 1: rng.normal(size=N), 2: rng.normal(size=N)})
+    assert list({3, 1}) == [1, 3]  # (the set's own order differs from the table's)
+    out, info = ma.microaggregate(df, 3, columns={3, 1}, keep=[2], return_info=True)
+    assert info.columns == [3, 1]
+    out2, info2 = ma.microaggregate(df, 3, columns=[3, 1], keep=[2], return_info=True)
+    assert out.equals(out2)
+    with pytest.raises(ValueError, match=r"\[7, 9\] are not in the table"):
+        ma.microaggregate(df, 3, columns={9, 3, 7})

@@ -517,12 +517,15 @@ def column_labels(value: Any, table_columns: Sequence[Any], name: str) -> list[A
     ['age', 'inc']
     >>> column_labels({"inc", "age"}, ["id", "age", "inc"], "columns")
     ['age', 'inc']
+    >>> column_labels(np.array(["inc"]), ["id", "age", "inc"], "columns")  # not np.str_('inc')
+    ['inc']
     """
     if isinstance(value, tuple) and _is_label(value, table_columns):
         value = [value]
+    known = list(table_columns)
     if isinstance(value, set | frozenset):  # the table's order (unknown names after, sorted)
-        value = ([c for c in table_columns if c in value]
-                 + sorted((c for c in value if c not in list(table_columns)), key=repr))
+        value = ([c for c in known if c in value]
+                 + sorted((c for c in value if c not in known), key=repr))
     if isinstance(value, str | bytes) or not isinstance(value, Iterable):
         if not isinstance(value, Hashable):
             raise TypeError(f"{name} must be a column label or a list of them, got {value!r}")
@@ -534,7 +537,6 @@ def column_labels(value: Any, table_columns: Sequence[Any], name: str) -> list[A
     twice = list(dict.fromkeys(c for i, c in enumerate(chosen) if c in chosen[:i]))
     if twice:
         raise ValueError(f"{what} {twice} are named more than once in {name}")
-    known = list(table_columns)
     missing = [c for c in chosen if c not in known]
     headless = first_record_as_names(known) if missing else None
     if headless is not None:  # (names that are all numbers: a record's values, not shown)
@@ -542,7 +544,7 @@ def column_labels(value: Any, table_columns: Sequence[Any], name: str) -> list[A
     if missing:
         raise ValueError(f"{what} {missing} are not in the table; it has {shown_names(known)}"
                          + _quoting_hint(missing, known))
-    return chosen
+    return [known[known.index(c)] for c in chosen]  # the table's own labels (not np.str_)
 
 
 def _is_label(value: Any, table_columns: Sequence[Any]) -> bool:

@@ -224,3 +224,14 @@ def test_columns_given_as_a_set_come_in_the_tables_order(rng):
     assert out.equals(out2)
     with pytest.raises(ValueError, match=r"\[7, 9\] are not in the table"):
         ma.microaggregate(df, 3, columns={9, 3, 7})
+
+
+def test_columns_given_as_an_array_are_recorded_by_the_tables_labels(rng):
+    """``columns=np.array([...])`` recorded ``np.str_`` names in ``info.columns`` (shown as
+    ``np.str_('age')``, and not JSON): the table's own labels are recorded instead."""
+    df = pd.DataFrame({"id": np.arange(N), "age": rng.normal(size=N), "inc": rng.normal(size=N)})
+    _, info = ma.microaggregate(df, 3, columns=np.array(["age", "inc"]), keep=np.array(["id"]),
+                                return_info=True)
+    assert info.columns == ["age", "inc"]
+    assert all(type(c) is str for c in info.columns)
+    assert "np.str_" not in repr(info)

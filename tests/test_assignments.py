@@ -650,3 +650,307 @@ def test_a_timed_out_notebook_leaves_no_kernel_behind(built: dict[str, A.Built],
     finally:
         for proc in alive:
             proc.kill()
+
+
+# --------------------------------------------------------------------------------------
+# grade-all's bookkeeping, with a stand-in for grade() (no kernel): resuming, a table kept
+# up to date and safe to open in a spreadsheet, several notebooks at once
+# --------------------------------------------------------------------------------------
+
+
+def _stand_in_build(tmp_path: Path) -> Path:
+    """A build folder holding what grade_all looks for (a student notebook, a bundle)."""
+    import zipfile
+
+    import nbformat
+
+    out = tmp_path / "build"
+    (out / "a2_mdav" / "student").mkdir(parents=True)
+    (out / "a2_mdav" / "autograder").mkdir()
+    nbformat.write(nbformat.v4.new_notebook(), out / "a2_mdav" / "student" / "a2_mdav.ipynb")
+    with zipfile.ZipFile(out / "a2_mdav" / "autograder" / "a2_mdav-autograder.zip", "w") as zf:
+        zf.writestr("tests/q1.py", "OK_FORMAT = True\n")
+    return out
+
+
+def _class_of(folder: Path, students: list[str]) -> Path:
+    """A submissions folder: ``students`` each with a folder holding ``a2_mdav.ipynb``."""
+    import nbformat
+
+    for who in students:
+        (folder / who).mkdir(parents=True)
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(f"x = {len(who)}")])
+        nbformat.write(nb, folder / who / "a2_mdav.ipynb")
+    return folder
+
+
+class _StandIn:
+    """grade() without otter: scores from the notebook's text, results.json written; the
+    students it graded in ``graded`` (and their runs' tags in ``tags``)."""
+
+    def __init__(self, stop_at: str | None = None, fail: str | None = None,
+                 delay: float = 0.0) -> None:
+        self.graded: list[str] = []
+        self.tags: list[str] = []
+        self.stop_at, self.fail, self.delay = stop_at, fail, delay
+
+    def __call__(self, name, submission, results, out=None, timeout=None, *, tag=None):
+        import json
+        import random
+        import time
+
+        who = Path(results).name
+        if who == self.stop_at:
+            raise KeyboardInterrupt  # (Ctrl-C while this student is graded)
+        self.graded.append(who)
+        self.tags.append(tag)
+        if self.delay:
+            time.sleep(random.uniform(0, self.delay))
+        if who == self.fail:
+            raise RuntimeError("otter run wrote no results for a2_mdav.ipynb: boom")
+        Path(results).mkdir(parents=True, exist_ok=True)
+        Path(results, "results.json").write_text(json.dumps({"tests": []}), encoding="utf-8")
+        size = len(Path(submission).read_bytes()) % 7
+        return {"q1": (size / 4, 2.0), "q10": (-0.0, 1.0), "q2": (1.0, 1.0)}
+
+
+def _table(path: Path) -> dict[str, dict[str, str]]:
+    import csv
+
+    with open(path, newline="", encoding="utf-8") as fh:
+        return {r["student"]: r for r in csv.DictReader(fh)}
+
+
+def test_a_stopped_class_keeps_its_table_and_resumes(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C at the fourth of six students left no grades.csv (it was written after the
+    last), and a rerun graded everyone again. Now the table holds the students graded so
+    far and says who is not graded yet; a rerun grades only those, the student who got no
+    score and the one whose notebook changed (never reusing a stale score), and gives the
+    same table as grading everyone; a changed salt, a missing results.json or --regrade
+    grade again."""
+    import nbformat
+
+    out = _stand_in_build(tmp_path)
+    students = ["ann", "ben", "cy", "di", "eve", "fay"]
+    subs = _class_of(tmp_path / "subs", students)
+    results = tmp_path / "results"
+    first = _StandIn(stop_at="di", fail="ben")
+    monkeypatch.setattr(A, "grade", first)
+    with pytest.raises(KeyboardInterrupt):
+        A.grade_all("a2_mdav", subs, results, out)
+    rows = _table(results / "grades.csv")
+    assert list(rows) == students
+    assert rows["ann"]["status"] == "graded" and rows["ann"]["autograded"] != ""
+    assert rows["ben"]["status"].startswith("not graded: otter run wrote no results")
+    assert rows["cy"]["status"] == "graded"
+    assert all(rows[w]["status"] == A.PENDING for w in ("di", "eve", "fay"))
+    assert [p.name for p in results.iterdir() if p.name.endswith(".tmp")] == []
+
+    nb = nbformat.read(subs / "ann" / "a2_mdav.ipynb", as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell("y = 2  # a late change"))
+    nbformat.write(nb, subs / "ann" / "a2_mdav.ipynb")
+    second = _StandIn()
+    monkeypatch.setattr(A, "grade", second)
+    table = A.grade_all("a2_mdav", subs, results, out)
+    assert second.graded == ["ann", "ben", "di", "eve", "fay"]  # (not cy)
+    again = table.read_bytes()
+
+    fresh = _StandIn()
+    monkeypatch.setattr(A, "grade", fresh)
+    A.grade_all("a2_mdav", subs, tmp_path / "fresh", out)
+    assert (tmp_path / "fresh" / "grades.csv").read_bytes() == again
+
+    for change in ("nothing", "results.json", "salt", "regrade"):
+        run = _StandIn()
+        monkeypatch.setattr(A, "grade", run)
+        if change == "results.json":
+            (results / "di" / "results.json").unlink()
+        if change == "salt":
+            monkeypatch.setenv("MICROAGG_GRADING_SALT", "spring term")
+        A.grade_all("a2_mdav", subs, results, out, regrade=change == "regrade")
+        assert run.graded == {"nothing": [], "results.json": ["di"], "salt": students,
+                              "regrade": students}[change], change
+        assert table.read_bytes() == again
+
+
+def test_grades_csv_is_never_half_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run stopped while it writes the table leaves the previous table whole (the table
+    is written beside it and put in its place in one step), and no temporary file."""
+    out = _stand_in_build(tmp_path)
+    subs = _class_of(tmp_path / "subs", ["ann", "ben", "cy"])
+    results = tmp_path / "results"
+    monkeypatch.setattr(A, "grade", _StandIn())
+    table = A.grade_all("a2_mdav", subs, results, out)
+    before = table.read_bytes()
+    import csv
+
+    real_writer = csv.writer
+
+    class Stopped:  # a writer whose third row is cut short by Ctrl-C
+        def __init__(self, fh, *args, **kwargs):
+            self.inner, self.n = real_writer(fh, *args, **kwargs), 0
+
+        def writerow(self, row):
+            self.n += 1
+            if self.n == 3:
+                raise KeyboardInterrupt
+            return self.inner.writerow(row)
+
+        def writerows(self, rows):
+            for row in rows:
+                self.writerow(row)
+
+    monkeypatch.setattr(csv, "writer", Stopped)  # (csv.DictWriter writes with it too)
+    with pytest.raises(KeyboardInterrupt):
+        A.grade_all("a2_mdav", subs, results, out)
+    assert table.read_bytes() == before
+    assert sorted(p.name for p in results.iterdir()) == ["ann", "ben", "cy", "grades.csv"]
+
+
+def test_grades_csv_is_safe_to_open_in_a_spreadsheet(tmp_path: Path, capsys,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A student's folder or notebook named like a formula (=HYPERLINK(...), +1, -2, @SUM,
+    a tab first) would run as one in Excel or LibreOffice: its cell starts with ' instead.
+    Scores stay numbers (0, never -0) and questions sort as q1, q2, q10. A folder name that
+    is not UTF-8 stopped the class at the table (UnicodeEncodeError): its bytes show as \\xNN,
+    and a name holding a terminal's escape sequence is printed with it escaped."""
+    import nbformat
+
+    out = _stand_in_build(tmp_path)
+    formulas = ['=HYPERLINK("https:x","click")', "+1", "-2", "@SUM(A1)", "\tx", "=1+2"]
+    subs = _class_of(tmp_path / "subs", ["ann", *formulas])
+    nbformat.write(nbformat.v4.new_notebook(), subs / "=cmd.ipynb")  # (a notebook, no folder)
+    (subs / "=cmd").mkdir()
+    nbformat.write(nbformat.v4.new_notebook(), subs / "=cmd" / "=cmd.ipynb")  # two notebooks
+    os.mkdir(os.fsencode(subs) + b"/caf\xe9")
+    nbformat.write(nbformat.v4.new_notebook(), subs / os.fsdecode(b"caf\xe9") / "a2_mdav.ipynb")
+    (subs / "\x1b[2Jeve").mkdir()  # (clears the screen when printed as it is)
+    monkeypatch.setattr(A, "grade", _StandIn())
+    table = A.grade_all("a2_mdav", subs, tmp_path / "results", out)
+    shown = capsys.readouterr().out
+    assert "\x1b" not in shown and "\\x1b[2Jeve: not graded: 0 notebooks" in shown, shown
+    rows = _table(table)
+    for name in formulas:
+        assert rows["'" + name]["status"] == "graded", rows
+    assert rows["'=cmd"]["status"].startswith("not graded: 2 notebooks")
+    assert rows["caf\\xe9"]["status"] == "graded"
+    for row in rows.values():
+        for column in ("student", "notebook", "status"):
+            assert not row[column].startswith(A.FORMULA_START), row
+        assert row["q10"] in ("", "0") and not row["autograded"].startswith("-"), row
+    with open(table, encoding="utf-8") as fh:
+        assert fh.readline().strip() == ("student,notebook,q1,q2,q10,autograded,possible,"
+                                         "manual,status")
+    assert (tmp_path / "results" / formulas[0] / "results.json").is_file()  # (its real name)
+
+
+def test_grading_a_class_several_at_a_time_gives_the_same_results(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """--jobs 3 grades three notebooks at once, each run with its own tag (what stops its
+    processes): the table is the same, row for row, as one at a time, however the runs
+    finish. Progress says how long is left; the run ends with a summary."""
+    out = _stand_in_build(tmp_path)
+    students = [f"s{i:02d}" for i in range(12)]
+    subs = _class_of(tmp_path / "subs", students)
+    tables = {}
+    for jobs in (1, 3):
+        run = _StandIn(fail="s04", delay=0.05 * (jobs > 1))
+        monkeypatch.setattr(A, "grade", run)
+        tables[jobs] = A.grade_all("a2_mdav", subs, tmp_path / f"results{jobs}", out,
+                                   jobs=jobs).read_bytes()
+        assert sorted(run.graded) == students and len(set(run.tags)) == len(students)
+    assert tables[1] == tables[3]
+    shown = capsys.readouterr().out
+    assert re.search(r"\[1/12\] s\d\d: .*; about \d+ s left", shown), shown
+    assert "done after" in shown and "11 of 12 students graded, 1 not graded" in shown
+    assert "  not graded: s04" in shown
+    assert f"grades: {tmp_path / 'results3' / 'grades.csv'}" in shown
+    with pytest.raises(ValueError, match="jobs must be 1 or more"):
+        A.grade_all("a2_mdav", subs, tmp_path / "results", out, jobs=0)
+
+
+def test_stopping_a_class_ends_every_run_in_progress(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C while two notebooks are graded at once: the other run's processes (here a
+    ``sleep`` carrying its tag, as a kernel does) are ended, not waited for."""
+    import subprocess
+    import threading
+    import time
+
+    import psutil
+
+    out = _stand_in_build(tmp_path)
+    subs = _class_of(tmp_path / "subs", ["ann", "ben"])
+    started, pids = threading.Event(), []
+
+    def grade(name, submission, results, out=None, timeout=None, *, tag=None):
+        if Path(results).name == "ben":
+            started.wait(30)
+            raise KeyboardInterrupt
+        proc = subprocess.Popen(["sleep", "600"], env=dict(os.environ, **{A.RUN_TAG: tag}))
+        pids.append(proc.pid)
+        started.set()
+        proc.wait()
+        raise RuntimeError("otter run wrote no results")
+
+    monkeypatch.setattr(A, "grade", grade)
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        A.grade_all("a2_mdav", subs, tmp_path / "results", out, jobs=2)
+    assert time.monotonic() - t0 < 60
+    assert pids and not psutil.pid_exists(pids[0]), "the sleep of ann's run still runs"
+    rows = _table(tmp_path / "results" / "grades.csv")
+    assert {r["status"] for r in rows.values()} == {A.PENDING}
+
+
+def test_what_instructors_trip_over_in_a_class_folder(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A zip made on a Mac adds __MACOSX/ and ._alice.ipynb files (a student of their own,
+    and a second "notebook" that left alice ungraded); a learning platform nests a notebook
+    in a subfolder (0 notebooks); alice/ and Alice/ share one results folder on macOS; a
+    notebook named .IPYNB was dropped without a word; RESULTS inside SUBMISSIONS was read
+    as a student on the next run."""
+    import nbformat
+
+    out = _stand_in_build(tmp_path)
+    subs = _class_of(tmp_path / "subs", ["alice", "bob", "Bob"])
+    nb = nbformat.v4.new_notebook()
+    (subs / "alice" / "._a2_mdav.ipynb").write_bytes(b"\x00\x05\x16\x07")
+    (subs / "__MACOSX" / "alice").mkdir(parents=True)
+    (subs / "__MACOSX" / "alice" / "._a2_mdav.ipynb").write_bytes(b"\x00\x05\x16\x07")
+    (subs / "._dan.IPYNB").write_bytes(b"\x00\x05\x16\x07")
+    (subs / "carol" / "submission" / ".ipynb_checkpoints").mkdir(parents=True)
+    nbformat.write(nb, subs / "carol" / "submission" / "a2_mdav.ipynb")
+    nbformat.write(nb, subs / "carol" / "submission" / ".ipynb_checkpoints" / "a-checkpoint.ipynb")
+    nbformat.write(nb, subs / "dan.IPYNB")
+    (subs / "notes.txt").write_text("not a notebook")
+    monkeypatch.setattr(A, "grade", _StandIn())
+    rows = _table(A.grade_all("a2_mdav", subs, tmp_path / "results", out))
+    assert sorted(rows) == ["Bob", "alice", "bob", "carol", "dan"]
+    assert rows["alice"]["status"] == rows["carol"]["status"] == rows["dan"]["status"] == "graded"
+    assert rows["carol"]["notebook"] == "submission/a2_mdav.ipynb"
+    for who, other in (("Bob", "'bob'"), ("bob", "'Bob'")):
+        assert rows[who]["status"] == (f"not graded: the name differs from {other} only in "
+                                       "case or accents (one results folder on macOS and "
+                                       "Windows): rename one of them")
+    for results in (subs, subs / "results"):
+        with pytest.raises(ValueError, match="SUBMISSIONS .*: its folders would be read as"):
+            A.grade_all("a2_mdav", subs, results, out)
+
+
+def test_a_question_not_named_qN_gets_a_column(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """An instructor's variant may name a question ``round``: the table kept only ``qN``
+    columns and stopped the class at the end with ValueError (a header and no rows)."""
+    out = _stand_in_build(tmp_path)
+    subs = _class_of(tmp_path / "subs", ["ann", "ben"])
+
+    def grade(name, submission, results, out=None, timeout=None, *, tag=None):
+        Path(results).mkdir(parents=True, exist_ok=True)
+        Path(results, "results.json").write_text("{}", encoding="utf-8")
+        return {"q1": (1.0, 1.0), "round": (0.5, 2.0)}
+
+    monkeypatch.setattr(A, "grade", grade)
+    rows = _table(A.grade_all("a2_mdav", subs, tmp_path / "results", out))
+    assert rows["ben"]["round"] == "0.5" and rows["ben"]["autograded"] == "1.5", rows

@@ -13,7 +13,8 @@ Usage::
     python tools/assignments.py build [--out DIR] [NAME ...]   # what `make assignments` runs
     python tools/assignments.py check [--out DIR] [NAME ...]   # build, then every check below
     python tools/assignments.py grade NAME SUBMISSION RESULTS  # what `make grade` runs
-    python tools/assignments.py grade-all NAME SUBMISSIONS RESULTS  # `make grade-all`: a class
+    python tools/assignments.py grade-all NAME SUBMISSIONS RESULTS [--jobs N] [--regrade]
+                                                               # `make grade-all`: a class
 
 ``grade`` grades one submitted notebook with the assignment's autograder zip (building the
 assignment first if its zip is missing), with `otter run` from this environment (no Docker):
@@ -58,7 +59,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import copy
+import csv
+import hashlib
 import io
+import json
 import os
 import re
 import shutil
@@ -66,6 +70,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -501,8 +506,6 @@ def _bin(name: str) -> str:
 
 def check_c_otter_run(built: Built, rep: Report, timeout: int = 600) -> None:
     """(c) End to end: `otter run` (local, no Docker) gives a solved student copy full marks."""
-    import json
-
     import nbformat
 
     t0 = time.perf_counter()
@@ -654,7 +657,8 @@ def _stop_leftovers(tag: str) -> list[int]:
 
 
 def grade(name: str, submission: Path, results: Path, out: Path = DEFAULT_OUT,
-          timeout: int = GRADE_TIMEOUT) -> dict[str, tuple[float, float]]:
+          timeout: int = GRADE_TIMEOUT, *, tag: str | None = None
+          ) -> dict[str, tuple[float, float]]:
     """Grade ``submission`` for assignment ``name`` with ``otter run``; question -> scores.
 
     Creates ``results`` (otter's ``results.json`` goes there) and builds the assignment into
@@ -665,9 +669,10 @@ def grade(name: str, submission: Path, results: Path, out: Path = DEFAULT_OUT,
     a notebook or belongs to another assignment, ``TimeoutError`` when grading takes longer
     than ``timeout`` seconds, ``RuntimeError`` with otter's last words when it writes no
     results: each a one-line reason (:func:`grade_all` records it for the student).
-    """
-    import json
 
+    ``tag`` marks the run's processes (``RUN_TAG``; default: a random one), so that a caller
+    can stop them with :func:`_stop_leftovers` (:func:`grade_all` does when interrupted).
+    """
     (md,) = masters([name])
     submission = Path(submission).expanduser().resolve()
     if not submission.is_file():
@@ -684,7 +689,7 @@ def grade(name: str, submission: Path, results: Path, out: Path = DEFAULT_OUT,
     (results / "results.json").unlink(missing_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         graded = _with_metadata(submission, md.stem, student, Path(tmp))
-        tag = os.urandom(8).hex()
+        tag = tag or os.urandom(8).hex()
         try:
             proc = subprocess.run([_bin("otter"), "run", "-a", str(autograder), "-o",
                                    str(results), "--no-logo", str(graded)], cwd=results,
@@ -734,68 +739,425 @@ def _with_metadata(submission: Path, name: str, student: Path, folder: Path) -> 
     return copy
 
 
+#: How many notebooks :func:`grade_all` grades at once unless told (``--jobs``, ``JOBS=``).
+GRADE_JOBS = 1
+
+#: A graded student's record beside its ``results.json``: what was graded (digests of the
+#: notebook, the autograder bundle and the salt) and the scores; see :func:`grade_all`.
+RECORD = "graded.json"
+
+#: The environment switch that draws another course's hidden test data
+#: (``microagg._grading.SALT_ENV``): other data, other scores, so part of the record.
+SALT_ENV = "MICROAGG_GRADING_SALT"
+
+#: A text cell starting with one of these is a formula to a spreadsheet (OWASP, "CSV
+#: injection"); grades.csv puts a ``'`` before it.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+#: The status of a student that a table written during the run (or after it was stopped)
+#: has not graded yet.
+PENDING = "not graded yet (grade-all is running, or was stopped before this student)"
+
+
+def _nobody_s(path: Path) -> bool:
+    """A file or folder of the submissions that is nobody's work: a hidden folder (``.git``,
+    ``.ipynb_checkpoints``), the ``__MACOSX`` folder of a zip made on a Mac, or one of the
+    resource files it holds (``._alice.ipynb``, no notebook)."""
+    name = path.name
+    return (name == "__MACOSX" or name.startswith("._")
+            or (name.startswith(".") and path.is_dir()))
+
+
+def _notebooks_in(folder: Path) -> list[Path]:
+    """The notebooks of a student's folder: those at its top or, if none is, those further
+    down (a learning platform's download nests them); see :func:`_nobody_s`."""
+    top = sorted(p for p in folder.iterdir()
+                 if p.suffix.lower() == ".ipynb" and p.is_file() and not _nobody_s(p))
+    if top:
+        return top
+    found = []
+    for p in sorted(folder.rglob("*")):
+        inside = p.relative_to(folder).parents
+        if (p.suffix.lower() == ".ipynb" and p.is_file() and not _nobody_s(p)
+                and not any(_nobody_s(folder / d) for d in inside if d != Path("."))):
+            found.append(p)
+    return found
+
+
+def _class_list(submissions: Path) -> dict[str, list[Path]]:
+    """Student -> their notebooks: a folder of ``submissions`` and what :func:`_notebooks_in`
+    finds in it, or a notebook directly in it, named after the student (``alice/`` and
+    ``alice.ipynb`` make one student with two notebooks). Says what it skips."""
+    found: dict[str, list[Path]] = {}
+    for entry in sorted(submissions.iterdir()):
+        if _nobody_s(entry):
+            print(f"skipped {_printed(entry.name)} (hidden, or macOS's resource files)", flush=True)
+        elif entry.is_dir():
+            found.setdefault(entry.name, []).extend(_notebooks_in(entry))
+        elif entry.suffix.lower() == ".ipynb":
+            found.setdefault(entry.stem, []).append(entry)
+        else:
+            print(f"skipped {_printed(entry.name)} (no notebook and no folder)", flush=True)
+    return found
+
+
+def _text(text: str) -> str:
+    """``text`` as it can be printed and written as UTF-8: the bytes of a name that is not
+    UTF-8 (Python reads them as surrogates) shown as ``\\xNN``."""
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # (a lone surrogate that stands for no byte)
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+#: Characters a terminal obeys rather than shows (as ``microagg._cli_io._CONTROL``): the C0
+#: controls but the tab, DEL, the C1 controls, the bidirectional overrides and isolates.
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+#: A terminal's colour or cursor sequence (``ESC [0;31m``), as in a traceback of otter's.
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+
+
+def _printed(text: str) -> str:
+    """``text`` for a line on the terminal: :func:`_text`, and every control character
+    written as its escape (a student's folder named ``ESC [2J`` would clear the screen)."""
+    return _CONTROL.sub(lambda m: repr(m[0])[1:-1], _text(text))
+
+
+def _cell(text: str) -> str:
+    """A text cell of grades.csv: printable (:func:`_text`), and with a ``'`` before it when
+    a spreadsheet would run it as a formula (``=HYPERLINK(...)`` as a student's name)."""
+    text = _text(text)
+    return "'" + text if text.startswith(FORMULA_START) else text
+
+
+def _number(x: float) -> str:
+    """A score as grades.csv writes it: ``3``, ``0.75`` (never ``-0``)."""
+    return f"{x + 0.0:g}"
+
+
+def _natural(name: str) -> list:
+    """Sort key putting ``q2`` before ``q10``."""
+    return [int(t) if i % 2 else t for i, t in enumerate(re.split(r"(\d+)", name))]
+
+
+def _write_atomically(path: Path, write) -> None:
+    """Call ``write(fh)`` on a temporary file beside ``path``, then put it in ``path``'s
+    place in one step: a run stopped half-way leaves the old file, never half a new one."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", newline="", encoding="utf-8") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def _write_table(table: Path, rows: list[dict[str, Any]]) -> None:
+    """Write the class table ``grades.csv`` (atomically): one row per student, see
+    :func:`grade_all`."""
+    questions = sorted({q for r in rows for q in r["scores"]}, key=_natural)
+
+    def write(fh) -> None:
+        writer = csv.writer(fh)
+        writer.writerow([_cell(h) for h in ("student", "notebook", *questions, "autograded",
+                                            "possible", "manual", "status")])
+        for r in rows:
+            scores = r["scores"]
+            totals = ([_number(sum(v[i] for v in scores.values())) for i in (0, 1)]
+                      if r["status"] == "graded" else ["", ""])
+            writer.writerow([_cell(r["student"]), _cell(r["notebook"]),
+                             *(_number(scores[q][0]) if q in scores else "" for q in questions),
+                             *totals, "", _cell(" ".join(_ANSI.sub("", r["status"]).split()))])
+
+    _write_atomically(table, write)
+
+
+def _digest(path: Path) -> str:
+    """SHA-256 of a file's bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _bundle_digest(path: Path) -> str:
+    """SHA-256 of an autograder zip's members, names and contents (not their dates, which a
+    rebuild changes); of its bytes if it is no zip."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as zf:
+            h = hashlib.sha256()
+            for member in sorted(zf.namelist()):
+                h.update(member.encode() + b"\0" + hashlib.sha256(zf.read(member)).digest())
+            return h.hexdigest()
+    except zipfile.BadZipFile:
+        return _digest(path)
+
+
+def _earlier(folder: Path, key: dict[str, str]) -> dict[str, tuple[float, float]] | None:
+    """The scores an earlier run recorded in ``folder`` (:data:`RECORD`) for what ``key``
+    describes (the same notebook, bundle and salt), if its ``results.json`` is still there;
+    else None."""
+    try:
+        record = json.loads((folder / RECORD).read_text(encoding="utf-8"))
+        if record["key"] != key or not (folder / "results.json").is_file():
+            return None
+        return {q: (float(got), float(possible))
+                for q, (got, possible) in record["scores"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _record(folder: Path, key: dict[str, str], scores: dict[str, tuple[float, float]]) -> None:
+    """Write a graded student's :data:`RECORD` (atomically); one that cannot be written
+    (a full disk) is said, and the student is graded again by the next run."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        _write_atomically(folder / RECORD,
+                          lambda fh: json.dump({"key": key, "scores": scores}, fh, indent=1))
+    except OSError as err:
+        print(f"could not record {_printed(str(folder / RECORD))} ({_printed(str(err))}): "
+              "the next run grades this student again", flush=True)
+
+
+def _grade_one(name: str, notebook: Path, folder: Path, out: Path, timeout: int,
+               tag: str) -> tuple[dict[str, tuple[float, float]] | None, str]:
+    """One student's scores (None when not graded) and status, for :func:`grade_all`."""
+    try:
+        (folder / RECORD).unlink(missing_ok=True)  # (a stopped run must leave no old record)
+        return grade(name, notebook, folder, out, timeout, tag=tag), "graded"
+    except (OSError, ValueError, RuntimeError) as err:  # (TimeoutError is an OSError)
+        return None, f"not graded: {err}"
+    except Exception as err:  # noqa: BLE001 - one student's notebook never stops the class
+        return None, f"not graded: {type(err).__name__}: {str(err)[:300]}"
+
+
+def _refusal(student: str, notebooks: list[Path], submissions: Path, results: Path,
+             spellings: list[str]) -> str | None:
+    """Why ``student`` cannot be graded before anything runs, or None."""
+    folder = results / student
+    if (student.casefold() in (".", "..", "grades.csv") or folder == submissions
+            or folder in submissions.parents):
+        return (f"{student!r} cannot be a results folder (it is RESULTS, its parent, the "
+                "class table or SUBMISSIONS): rename the submission")
+    others = [s for s in spellings if s != student]
+    if others:
+        return (f"the name differs from {', '.join(map(repr, others))} only in case or accents "
+                "(one results folder on macOS and Windows): rename one of them")
+    if len(notebooks) != 1:
+        names = [str(p.relative_to(submissions)) for p in notebooks]
+        return f"{len(notebooks)} notebooks for this student, not one: {', '.join(names) or 'none'}"
+    return None
+
+
+def _duration(seconds: float) -> str:
+    """``45 s``, ``12 min``, ``2 h 05 min``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
+
+
 def grade_all(name: str, submissions: Path, results: Path, out: Path = DEFAULT_OUT,
-              timeout: int = GRADE_TIMEOUT) -> Path:
+              timeout: int = GRADE_TIMEOUT, *, jobs: int = GRADE_JOBS,
+              regrade: bool = False) -> Path:
     """Grade a class: every student's notebook under ``submissions``, into ``results``.
 
-    A student is a folder of ``submissions`` holding one ``.ipynb`` (or a notebook directly
-    in it, named after the student). Each gets ``results/<student>/results.json``; the
-    class gets ``results/grades.csv``: one row per student with each autograded question's
-    score, the total and the possible total, an empty ``manual`` column for the questions
-    graded by hand, and ``status``: ``graded``, or why the notebook got no score (it ran too
-    long, it is another assignment's, it is no notebook, it is named ``grades.csv.ipynb``,
-    ...), so that no student is missed and no submission stops the class. Returns the CSV.
-    """
-    import csv
+    Parameters
+    ----------
+    name : str
+        The assignment (``a2`` or ``a2_mdav``).
+    submissions : Path
+        One folder per student holding one ``.ipynb`` (at its top, or else anywhere below
+        it), or a notebook directly in it, named after the student. Hidden folders and
+        what a zip made on a Mac adds (``__MACOSX``, ``._*``) are skipped.
+    results : Path
+        Created; not ``submissions`` nor inside it.
+    out : Path
+        Where the assignment is built (first, if its autograder bundle is missing).
+    timeout : int
+        Seconds one notebook may take (:func:`grade`).
+    jobs : int
+        Notebooks graded at once, each in its own kernel (about one per core at most). The
+        results and the table do not depend on it.
+    regrade : bool
+        Grade every student again, also those an earlier run graded from the same notebook.
 
+    Returns
+    -------
+    Path
+        ``results/grades.csv``: one row per student, in the order of their names, with each
+        autograded question's score, the total and the possible total, an empty ``manual``
+        column for the questions graded by hand, and ``status``: ``graded``, or why the
+        notebook got no score (it ran too long, it is another assignment's, it is no
+        notebook, ...), so that no student is missed and no submission stops the class.
+        The table is rewritten (atomically) after every student; one not graded yet says so.
+        A text cell a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``, tab,
+        carriage return first) starts with ``'``; bytes of a name that are not UTF-8 show
+        as ``\\xNN``.
+
+    Each graded student gets ``results/<student>/results.json`` and :data:`RECORD`, which
+    holds the scores and the SHA-256 digests of the notebook, of the bundle's files and of
+    ``MICROAGG_GRADING_SALT``. A later run (stopped by Ctrl-C, a crash, or run again after
+    a late submission) takes a student's scores from that record when all three are the
+    same, without grading the notebook again; a changed or new notebook is graded, and so
+    is one that got no score. ``regrade`` grades everyone. Ctrl-C stops the notebooks being
+    graded, writes the table and raises ``KeyboardInterrupt``.
+    """
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+    if jobs < 1:
+        raise ValueError(f"jobs must be 1 or more, not {jobs}")
     submissions = Path(submissions).expanduser().resolve()
     if not submissions.is_dir():
         raise FileNotFoundError(f"SUBMISSIONS {submissions} is not a folder (one folder, or "
                                 "one .ipynb, per student)")
-    found: dict[str, list[Path]] = {}  # (alice/ and alice.ipynb: one student, two notebooks)
-    for entry in sorted(submissions.iterdir()):
-        if entry.is_dir() and entry.name.startswith("."):  # .ipynb_checkpoints, .git
-            print(f"skipped the hidden folder {entry.name}", flush=True)
-        elif entry.is_dir():
-            found.setdefault(entry.name, []).extend(sorted(entry.glob("*.ipynb")))
-        elif entry.suffix == ".ipynb":
-            found.setdefault(entry.stem, []).append(entry)
+    results = Path(results).expanduser().resolve()
+    if results == submissions or submissions in results.parents:
+        raise ValueError(f"RESULTS {results} is {'' if results == submissions else 'inside '}"
+                         f"SUBMISSIONS {submissions}: its folders would be read as students; "
+                         "give a folder outside it")
+    if results.exists() and not results.is_dir():
+        raise FileExistsError(f"RESULTS {results} is a file; give a folder (it is created)")
+    found = _class_list(submissions)
     if not found:
         raise FileNotFoundError(f"no student folder or notebook in {submissions}")
-    results = Path(results).expanduser().resolve()
-    table = results / "grades.csv"
-    rows = []
-    for i, (student, notebooks) in enumerate(found.items(), 1):
-        row: dict[str, Any] = {"student": student, "notebook": "", "status": "graded"}
-        try:
-            if student in (".", "..", table.name):  # ("..ipynb", "grades.csv.ipynb")
-                raise ValueError(f"{student!r} cannot be a results folder (it is RESULTS, "
-                                 "its parent or the class table): rename the submission")
-            if len(notebooks) != 1:
-                names = [str(p.relative_to(submissions)) for p in notebooks]
-                raise ValueError(f"{len(notebooks)} notebooks for this student, not one: "
-                                 f"{', '.join(names) or 'none'}")
-            row["notebook"] = notebooks[0].name
-            scores = grade(name, notebooks[0], results / student, out, timeout)
-            row.update({q: f"{got:g}" for q, (got, _) in scores.items()})
-            row["autograded"] = f"{sum(g for g, _ in scores.values()):g}"
-            row["possible"] = f"{sum(p for _, p in scores.values()):g}"
-        except (OSError, ValueError, RuntimeError) as err:  # (TimeoutError is an OSError)
-            row["status"] = f"not graded: {err}"
-        except Exception as err:  # noqa: BLE001 - one student's notebook never stops the class
-            row["status"] = f"not graded: {type(err).__name__}: {str(err)[:300]}"
-        print(f"[{i}/{len(found)}] {student}: {row.get('autograded', '-')} / "
-              f"{row.get('possible', '-')} ({row['status']})", flush=True)
-        rows.append(row)
-    questions = sorted({k for r in rows for k in r if re.fullmatch(r"q\d+", k)},
-                       key=lambda q: int(q[1:]))
+    (md,) = masters([name])
+    bundle = out / md.stem / "autograder" / f"{md.stem}-autograder.zip"
+    if not bundle.exists() or not (out / md.stem / "student" / f"{md.stem}.ipynb").exists():
+        print(f"building {md.stem} (its autograder bundle is missing)", flush=True)
+        build_one(md, out)  # (here, not in each grading thread)
+    common = {"assignment": md.stem, "autograder": _bundle_digest(bundle),
+              "salt": hashlib.sha256(os.environ.get(SALT_ENV, "").encode()).hexdigest()}
     results.mkdir(parents=True, exist_ok=True)
-    with open(table, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, ["student", "notebook", *questions, "autograded",
-                                     "possible", "manual", "status"], restval="")
-        writer.writeheader()
-        writer.writerows(rows)
+    table = results / "grades.csv"
+
+    spellings: dict[str, list[str]] = {}
+    for student in found:
+        spellings.setdefault(unicodedata.normalize("NFC", student).casefold(), []).append(student)
+    rows: list[dict[str, Any]] = []
+    todo: list[tuple[dict[str, Any], Path, dict[str, str]]] = []
+    reused = 0
+    for student, notebooks in found.items():
+        row: dict[str, Any] = {"student": student, "notebook": "", "status": PENDING,
+                               "scores": {}}
+        rows.append(row)
+        problem = _refusal(student, notebooks, submissions, results,
+                           spellings[unicodedata.normalize("NFC", student).casefold()])
+        if problem is None:
+            notebook = notebooks[0]
+            row["notebook"] = (str(notebook.relative_to(submissions / student))
+                               if notebook.parent != submissions else notebook.name)
+            try:
+                key = dict(common, notebook=_digest(notebook))
+            except OSError as err:
+                problem = f"cannot read it: {err}"
+        if problem is not None:
+            row["status"] = f"not graded: {problem}"
+            print(f"{_printed(student)}: {_printed(row['status'])}", flush=True)
+            continue
+        earlier = None if regrade else _earlier(results / student, key)
+        if earlier is not None:
+            row.update(status="graded", scores=earlier)
+            reused += 1
+        else:
+            todo.append((row, notebook, key))
+    if reused:
+        print(f"{reused} students graded by an earlier run from the same notebook: kept "
+              "(--regrade, or REGRADE=1 with make, grades them again)", flush=True)
+    print(f"grading {len(todo)} of {len(found)} students"
+          + (f", {jobs} at a time" if jobs > 1 and len(todo) > 1 else ""), flush=True)
+    _write_table(table, rows)
+
+    t0 = time.monotonic()
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        running: dict[Any, tuple[dict[str, Any], dict[str, str], str]] = {}
+        warned = False
+        try:
+            for row, notebook, key in todo:
+                tag = os.urandom(8).hex()  # (one per notebook: stopping one stops no other)
+                running[pool.submit(_grade_one, name, notebook, results / row["student"], out,
+                                    timeout, tag)] = (row, key, tag)
+            order = {f: i for i, f in enumerate(running)}
+            done = 0
+            pending = set(running)
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in sorted(finished, key=order.__getitem__):
+                    row, key, _ = running[f]
+                    scores, row["status"] = f.result()
+                    if scores is not None:
+                        row["scores"] = scores
+                        _record(results / row["student"], key, scores)
+                    done += 1
+                    left = (time.monotonic() - t0) / done * (len(todo) - done)
+                    total = (f"{_number(sum(v[0] for v in scores.values()))} / "
+                             f"{_number(sum(v[1] for v in scores.values()))}"
+                             if scores is not None else "-")
+                    print(f"[{done}/{len(todo)}] {_printed(row['student'])}: {total} "
+                          f"({_printed(row['status'])})"
+                          + (f"; about {_duration(left)} left" if done < len(todo) else ""),
+                          flush=True)
+                try:
+                    _write_table(table, rows)
+                except OSError as err:  # (open in a spreadsheet that locks it, on Windows)
+                    if not warned:
+                        print(f"could not update {_printed(str(table))} ({_printed(str(err))}); "
+                              "grading goes on, and tries again after each student", flush=True)
+                    warned = True
+        except BaseException:
+            _stop(running, pool)
+            with contextlib.suppress(OSError):
+                _write_table(table, rows)
+            print(_summary(rows, reused, table, time.monotonic() - t0, stopped=True),
+                  file=sys.stderr, flush=True)
+            raise
+    _write_table(table, rows)  # (the scores are in the records: a rerun writes it at once)
+    print(_summary(rows, reused, table, time.monotonic() - t0), flush=True)
     return table
+
+
+def _stop(running: dict, pool) -> None:
+    """Stop a class's grading: drop the notebooks not started and end the runs of those
+    being graded (``otter run`` and its kernel, by their tags), until none is left."""
+    from concurrent.futures import wait
+
+    for f in running:
+        f.cancel()
+    left = {f for f in running if not f.done()}
+    while left:  # (a run starting as we stop it is caught on the next round)
+        for f in left:
+            _stop_leftovers(running[f][2])
+        left = wait(left, timeout=1).not_done
+    pool.shutdown(wait=True)
+
+
+def _summary(rows: list[dict[str, Any]], reused: int, table: Path, seconds: float,
+             stopped: bool = False) -> str:
+    """The last words of :func:`grade_all`: how many students were graded, who was not
+    and why, where the table is."""
+    graded = sum(r["status"] == "graded" for r in rows)
+    failed = [r for r in rows if r["status"] not in ("graded", PENDING)]
+    waiting = sum(r["status"] == PENDING for r in rows)
+    lines = [("stopped" if stopped else "done") + f" after {_duration(seconds)}: "
+             f"{graded} of {len(rows)} students graded"
+             + (f" ({reused} by an earlier run)" if reused else "")
+             + (f", {len(failed)} not graded" if failed else "")
+             + (f", {waiting} not graded yet" if waiting else "")]
+    lines += [f"  not graded: {_printed(r['student'])}" for r in failed[:10]]
+    if len(failed) > 10:
+        lines.append(f"  ... and {len(failed) - 10} more (see the status column)")
+    lines.append(f"grades: {_printed(str(table))}")
+    if stopped or waiting:
+        lines.append("run the same command again to grade the rest (notebooks graded "
+                     "already are not graded again)")
+    return "\n".join(lines)
 
 
 def _shown(path: Path) -> str:
@@ -816,13 +1178,20 @@ def main(argv: list[str] | None = None) -> int:
                             help="folder with one folder (or one .ipynb) per student")
         parser.add_argument("results", type=Path, help="folder for the results (created)")
         parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+        parser.add_argument("--jobs", type=int, default=GRADE_JOBS,
+                            help=f"notebooks graded at once (default {GRADE_JOBS})")
+        parser.add_argument("--regrade", action="store_true",
+                            help="grade every student again, also those an earlier run "
+                            "graded from the same notebook")
         args = parser.parse_intermixed_args(argv)
         try:
-            table = grade_all(args.name, args.submissions, args.results, args.out)
+            grade_all(args.name, args.submissions, args.results, args.out,
+                      jobs=args.jobs, regrade=args.regrade)
         except (OSError, ValueError) as err:
-            print(f"assignments.py grade-all: {err}", file=sys.stderr)
+            print(f"assignments.py grade-all: {_printed(str(err))}", file=sys.stderr)
             return 2
-        print(f"grades: {table}")
+        except KeyboardInterrupt:  # (grade_all said what it kept)
+            return 130
         return 0
     if (argv if argv is not None else sys.argv[1:])[:1] == ["grade"]:
         parser.add_argument("command", choices=["grade"])

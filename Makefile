@@ -29,8 +29,9 @@ help:
 	@echo "make assignments   course assignments into _build/assignments/<name>/{student,autograder}/"
 	@echo "make grade ASSIGNMENT=a2_mdav SUBMISSION=path/a2_mdav.ipynb RESULTS=folder"
 	@echo "             grade one submission with otter run (creates RESULTS, writes results.json)"
-	@echo "make grade-all ASSIGNMENT=a2_mdav SUBMISSIONS=folder RESULTS=folder"
-	@echo "             grade a class (a folder or .ipynb per student): RESULTS/grades.csv"
+	@echo "make grade-all ASSIGNMENT=a2_mdav SUBMISSIONS=folder RESULTS=folder [JOBS=2] [REGRADE=1]"
+	@echo "             grade a class (a folder or .ipynb per student): RESULTS/grades.csv;"
+	@echo "             JOBS notebooks at once; run again to resume, REGRADE=1 grades all again"
 	@echo "make data    copy the reference data from $(SHARED)/data/raw into data/raw and verify it"
 	@echo "make env     create $(VENV) with the package, the book toolchain and the test tools"
 	@echo "make vendor  fetch the web assets for offline math and widgets into $(VENDOR)"
@@ -129,8 +130,10 @@ grade: env
 	  "usage: make grade ASSIGNMENT=a2_mdav SUBMISSION=path/a2_mdav.ipynb RESULTS=folder" >&2; exit 2; }
 	$(BIN)/python tools/assignments.py grade "$(ASSIGNMENT)" "$(SUBMISSION)" "$(RESULTS)"
 # `make grade-all ASSIGNMENT=a2_mdav SUBMISSIONS=submissions RESULTS=results`: a whole class
-# (one folder, or one .ipynb, per student), with RESULTS/grades.csv.
+# (one folder, or one .ipynb, per student), with RESULTS/grades.csv; JOBS=N grades N notebooks
+# at once (default: tools/assignments.py's GRADE_JOBS), REGRADE=1 regrades those kept.
 grade-all: env
 	@test -n "$(ASSIGNMENT)" -a -n "$(SUBMISSIONS)" -a -n "$(RESULTS)" || { echo \
-	  "usage: make grade-all ASSIGNMENT=a2_mdav SUBMISSIONS=folder RESULTS=folder" >&2; exit 2; }
-	$(BIN)/python tools/assignments.py grade-all "$(ASSIGNMENT)" "$(SUBMISSIONS)" "$(RESULTS)"
+	  "usage: make grade-all ASSIGNMENT=a2_mdav SUBMISSIONS=folder RESULTS=folder [JOBS=2] [REGRADE=1]" >&2; exit 2; }
+	$(BIN)/python tools/assignments.py grade-all "$(ASSIGNMENT)" "$(SUBMISSIONS)" "$(RESULTS)" \
+	  $(if $(JOBS),--jobs "$(JOBS)") $(if $(filter-out 0,$(REGRADE)),--regrade)

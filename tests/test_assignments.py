@@ -954,3 +954,25 @@ def test_a_question_not_named_qN_gets_a_column(tmp_path: Path,
     monkeypatch.setattr(A, "grade", grade)
     rows = _table(A.grade_all("a2_mdav", subs, tmp_path / "results", out))
     assert rows["ben"]["round"] == "0.5" and rows["ben"]["autograded"] == "1.5", rows
+
+
+def test_grade_all_on_the_command_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                       capsys) -> None:
+    """`grade-all --jobs N --regrade` as `make grade-all JOBS=N REGRADE=1` passes them; Ctrl-C
+    ends with status 130 and the table kept; --jobs 0 is one line and status 2."""
+    out = _stand_in_build(tmp_path)
+    subs = _class_of(tmp_path / "subs", ["ann", "ben"])
+    results = tmp_path / "results"
+    argv = ["grade-all", "a2_mdav", str(subs), str(results), "--out", str(out)]
+    run = _StandIn()
+    monkeypatch.setattr(A, "grade", run)
+    assert A.main([*argv, "--jobs", "2"]) == 0 and sorted(run.graded) == ["ann", "ben"]
+    assert A.main(argv) == 0 and len(run.graded) == 2  # (both kept: none graded again)
+    assert A.main([*argv, "--regrade"]) == 0 and len(run.graded) == 4
+    monkeypatch.setattr(A, "grade", _StandIn(stop_at="ann"))
+    assert A.main([*argv, "--regrade"]) == 130
+    assert (results / "grades.csv").is_file()
+    capsys.readouterr()
+    assert A.main([*argv, "--jobs", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "assignments.py grade-all: jobs must be 1 or more, not 0", err

@@ -1123,7 +1123,7 @@ def grade_all(name: str, submissions: Path, results: Path, out: Path = DEFAULT_O
     return table
 
 
-def _stop(running: dict, pool) -> None:
+def _stop(running: dict[Any, tuple[dict[str, Any], dict[str, str], str]], pool: Any) -> None:
     """Stop a class's grading: drop the notebooks not started and end the runs of those
     being graded (``otter run`` and its kernel, by their tags), until none is left."""
     from concurrent.futures import wait

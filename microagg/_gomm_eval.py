@@ -34,6 +34,13 @@ group holds about 10-45 kB in the cache and 10-65 kB in the arena; one run at th
 settings (Census, 1,080 x 12, and Water-treatment, 527 x 38, k = 3 to 25) at most about
 130 MB in the cache and 190 MB in the arena: nothing is dropped. At n = 100,000 a group
 holds 0.8-4 MB in the cache and 1-20 MB in the arena.
+
+Threads may run GOMM and score groupings at once, on the same data or not: the process-wide
+cache is read and changed under one lock (:data:`_LOCK`), which is never held while a group
+is microaggregated, so the threads compute in parallel where the method releases the GIL,
+and a method that itself scores groupings does not deadlock. Two threads that need the same
+new group at the same moment may both compute it (the same entry; one is kept). An
+:class:`Evaluator` and its arena belong to one run and are not shared.
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ import hashlib
 import itertools
 import math
 import os
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -149,38 +157,53 @@ class _GroupCache:
         self.nbytes = Z.nbytes
 
     def drop_oldest(self) -> int:
-        """Forget the least recently used group; return the bytes freed."""
+        """Forget the least recently used group; return the bytes freed (the caller holds
+        :data:`_LOCK`, or owns this private cache)."""
         entry = self.entries.popitem(last=False)[1]
         self.nbytes -= entry.nbytes
         return entry.nbytes
 
     def get(self, cols: tuple[int, ...], sub: np.ndarray | None = None) -> _GroupEntry:
         """The group's entry, computed if not held; ``sub``, if given, is the group's data
-        ``Z[:, cols]`` (C-contiguous), which the caller has already gathered."""
-        entry = self.entries.get(cols)
-        if entry is not None:
-            self.entries.move_to_end(cols)
-        else:
-            if sub is None:
-                sub = np.ascontiguousarray(self.Z[:, list(cols)])
-            if self.direct and self._runs_loops(cols):
-                # what microagg.mdav(sub, k) runs, without its checks (the data are checked)
-                labels, centroids, diff = mdav_means(sub, self.k, sub.sum(axis=0))
-            else:
-                labels = self._labels(sub)
-                s = int(labels.max()) + 1
-                if HAVE_NUMBA:
-                    centroids, diff = cluster_means(sub, labels, s)
-                else:
-                    centroids = _group_means(sub, labels, s)
-                    diff = sub - centroids[labels]
-            entry = _GroupEntry(labels, centroids, float(np.einsum("ij,ij->", diff, diff)),
-                                centroids.shape[0])
+        ``Z[:, cols]`` (C-contiguous), which the caller has already gathered.
+
+        The entries are read and changed under :data:`_LOCK`; the group is computed outside
+        it (another thread may compute the same group meanwhile: the entry held first is
+        returned, equal to this one)."""
+        with _LOCK:
+            entry = self.entries.get(cols)
+            if entry is not None:
+                self.entries.move_to_end(cols)
+                return entry
+        entry = self._compute(cols, sub)
+        with _LOCK:
+            self.n_computed += 1
+            held = self.entries.get(cols)
+            if held is not None:  # another thread computed it meanwhile
+                self.entries.move_to_end(cols)
+                return held
             self.entries[cols] = entry
             self.nbytes += entry.nbytes
-            self.n_computed += 1
             _trim(self)
         return entry
+
+    def _compute(self, cols: tuple[int, ...], sub: np.ndarray | None) -> _GroupEntry:
+        """Microaggregate the group (nothing shared is read or changed)."""
+        if sub is None:
+            sub = np.ascontiguousarray(self.Z[:, list(cols)])
+        if self.direct and self._runs_loops(cols):
+            # what microagg.mdav(sub, k) runs, without its checks (the data are checked)
+            labels, centroids, diff = mdav_means(sub, self.k, sub.sum(axis=0))
+        else:
+            labels = self._labels(sub)
+            s = int(labels.max()) + 1
+            if HAVE_NUMBA:
+                centroids, diff = cluster_means(sub, labels, s)
+            else:
+                centroids = _group_means(sub, labels, s)
+                diff = sub - centroids[labels]
+        return _GroupEntry(labels, centroids, float(np.einsum("ij,ij->", diff, diff)),
+                           centroids.shape[0])
 
     def _labels(self, sub: np.ndarray) -> np.ndarray:
         """The partition of the group's records by the method, labels ``0..s-1`` all used.
@@ -214,6 +237,10 @@ class _GroupCache:
 
 _REGISTRY: OrderedDict[tuple[Any, ...], _GroupCache] = OrderedDict()
 _REGISTRY_SIZE = 32
+#: Guards :data:`_REGISTRY` and the entries and tallies of every :class:`_GroupCache`
+#: (threads share them); held only while they are read or changed, never while a group is
+#: microaggregated.
+_LOCK = threading.Lock()
 
 
 def _data_key(Z: np.ndarray) -> tuple[Any, ...]:
@@ -222,7 +249,8 @@ def _data_key(Z: np.ndarray) -> tuple[Any, ...]:
 
 
 def _trim(cache: _GroupCache) -> None:
-    """Bring the bytes held back within :func:`cache_budget` after ``cache`` grew.
+    """Bring the bytes held back within :func:`cache_budget` after ``cache`` grew (the
+    caller holds :data:`_LOCK`).
 
     A registered cache first takes from the least recently used other caches (their
     least recently used groups, then the emptied caches themselves), then from its own
@@ -254,16 +282,22 @@ def _cache_for(Z: np.ndarray, k: int, method: str | Callable[..., Any],
     if not shared:
         return _GroupCache(Z, k, name, fn)
     key = (_data_key(Z), k, name, id(fn) if callable(method) else 0)
-    cache = _REGISTRY.get(key)
-    if cache is None:
-        cache = _GroupCache(Z, k, name, fn, key)
-        _REGISTRY[key] = cache
+    with _LOCK:
+        cache = _REGISTRY.get(key)
+        if cache is not None:
+            _REGISTRY.move_to_end(key)
+            return cache
+    fresh = _GroupCache(Z, k, name, fn, key)  # (its checks of the data: outside the lock)
+    with _LOCK:
+        cache = _REGISTRY.get(key)
+        if cache is not None:  # another thread registered it meanwhile
+            _REGISTRY.move_to_end(key)
+            return cache
+        _REGISTRY[key] = fresh
         while len(_REGISTRY) > _REGISTRY_SIZE:
             _REGISTRY.popitem(last=False)
-        _trim(cache)
-    else:
-        _REGISTRY.move_to_end(key)
-    return cache
+        _trim(fresh)
+    return fresh
 
 
 def gomm_cache_clear() -> None:
@@ -284,7 +318,8 @@ def gomm_cache_clear() -> None:
     >>> len(gomm_cache_info())
     0
     """
-    _REGISTRY.clear()
+    with _LOCK:
+        _REGISTRY.clear()
 
 
 def gomm_cache_info() -> pd.DataFrame:
@@ -311,8 +346,10 @@ def gomm_cache_info() -> pd.DataFrame:
     >>> bool(info["bytes"].sum() < 4000)  # 30 labels x 2, 10 x 3 centroids, the data
     True
     """
-    rows = [{"shape": key[0][0], "k": c.k, "method": c.method_name, "groups": len(c.entries),
-             "computed": c.n_computed, "bytes": c.nbytes} for key, c in _REGISTRY.items()]
+    with _LOCK:  # (other threads may be running GOMM)
+        rows = [{"shape": key[0][0], "k": c.k, "method": c.method_name,
+                 "groups": len(c.entries), "computed": c.n_computed, "bytes": c.nbytes}
+                for key, c in _REGISTRY.items()]
     return pd.DataFrame(rows, columns=["shape", "k", "method", "groups", "computed", "bytes"])
 
 

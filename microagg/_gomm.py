@@ -139,7 +139,7 @@ class GommResult:
 def gomm(X: Any, k: int, *, population: int = GOMM.population,
          generations: int = GOMM.generations, crossovers: int = GOMM.crossovers,
          mutations_per_operator: int = GOMM.mutations_per_operator, dynamic: bool = False,
-         seed: int | None = None, progress: bool = True, patience: int = GOMM.patience,
+         seed: int | None = None, progress: bool = False, patience: int = GOMM.patience,
          method: str | Callable[..., Any] = "mdav", shared_cache: bool = True,
          initial: Sequence[Sequence[Sequence[int]]] | None = None) -> GommResult:
     r"""GOMM (or, with ``dynamic=True``, D-GOMM): search the attribute grouping with a GA.
@@ -165,8 +165,11 @@ def gomm(X: Any, k: int, *, population: int = GOMM.population,
         The paper's settings.
     dynamic, patience : bool, int, default False, 5
         Run D-GOMM, with this window (in generations).
-    seed, progress : int or None, bool, default None, True
-        Seed of ``numpy.random.default_rng`` (same seed, same run); progress bar.
+    seed : int or None, default None
+        Seed of ``numpy.random.default_rng`` (same seed, same run).
+    progress : bool, default False
+        Show a progress bar over the generations (tqdm, on standard error; a widget in a
+        notebook). Off unless asked, as for every function of the package.
     method : str or callable, default "mdav"
         Microaggregation of each attribute group, as in :func:`multivariate` (a
         callable must return a k-partition).

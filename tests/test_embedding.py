@@ -149,3 +149,14 @@ def test_many_tables_keep_the_gomm_cache_bounded():
     info = microagg.gomm_cache_info()
     assert len(info) == _gomm_eval._REGISTRY_SIZE
     assert info["bytes"].sum() == _held_recounted() <= _defaults.GOMM_CACHE_BYTES
+
+
+def test_gomm_writes_nothing_unless_asked(capsys):
+    """No progress bar by default (a service's logs); ``progress=True`` shows one, on
+    standard error."""
+    X = correlated_blocks(30, 4, seed=4)
+    microagg.gomm(X, 3, seed=0, **GOMM_KW)
+    assert capsys.readouterr() == ("", "")
+    microagg.gomm(X, 3, seed=0, progress=True, **GOMM_KW)
+    out, err = capsys.readouterr()
+    assert out == "" and "GOMM k=3" in err

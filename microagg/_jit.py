@@ -101,18 +101,35 @@ def _sources_keyed_cache() -> Any:
 def njit(func: Callable[..., Any] | None = None, **kwargs: Any) -> Any:
     """Compile ``func`` with ``numba.njit`` and an on-disk cache when available; else return
     it. The cache is numba's, keyed also on the package's kernel sources (see the module
-    notes)."""
+    notes). Where numba finds no folder it can write its cache to (a read-only install
+    without a writable home folder, and no ``NUMBA_CACHE_DIR``), the function is compiled
+    without one, with a :class:`RuntimeWarning`, rather than failing the import."""
 
     def wrap(f: Callable[..., Any]) -> Callable[..., Any]:
         if _numba is None:
             return f
-        dispatcher = _numba.njit(cache=True, **kwargs)(f)
+        try:
+            dispatcher = _numba.njit(cache=True, **kwargs)(f)
+        except RuntimeError as err:
+            if "no locator available" not in str(err):
+                raise
+            _warn_no_disk_cache()
+            return _numba.njit(**kwargs)(f)
         cache_class = _sources_keyed_cache()
         if cache_class is not None and hasattr(dispatcher, "_cache"):  # not NUMBA_DISABLE_JIT
             dispatcher._cache = cache_class(f)
         return dispatcher
 
     return wrap(func) if func is not None else wrap
+
+
+def _warn_no_disk_cache() -> None:
+    """Say that the kernels will be compiled again in every process, and how to keep them
+    (one text from one place: the default warning filter shows it once a process)."""
+    warnings.warn("numba has no folder it can write its cache of compiled code to: "
+                  "microagg's kernels are compiled again in every process, a few seconds at "
+                  "each one's first calls (same results). Set NUMBA_CACHE_DIR to a writable "
+                  "folder to keep them.", RuntimeWarning, stacklevel=2)
 
 
 def numba_enabled() -> bool:

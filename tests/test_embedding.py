@@ -22,7 +22,7 @@ import pytest
 from helpers import correlated_blocks
 
 import microagg
-from microagg import _defaults, _gomm_eval
+from microagg import _defaults, _gomm_eval, _jit
 from microagg._gomm_ops import random_chromosome
 
 GOMM_KW = dict(population=6, generations=3, crossovers=2, mutations_per_operator=1)
@@ -160,3 +160,25 @@ def test_gomm_writes_nothing_unless_asked(capsys):
     microagg.gomm(X, 3, seed=0, progress=True, **GOMM_KW)
     out, err = capsys.readouterr()
     assert out == "" and "GOMM k=3" in err
+
+
+@pytest.mark.skipif(_jit._numba is None, reason="numba is not installed")
+def test_njit_without_a_cache_folder_compiles_without_one(monkeypatch):
+    """Where numba finds no folder to cache compiled code in (a read-only install, no
+    writable home, no ``NUMBA_CACHE_DIR``), a kernel compiles without a disk cache, with a
+    warning, instead of failing the import of the package."""
+    from numba.core import caching
+
+    def read_only(self):
+        raise PermissionError(f"[Errno 30] Read-only file system: {self.get_cache_path()!r}")
+
+    monkeypatch.setattr(caching._CacheLocator, "ensure_cache_path", read_only)
+
+    def twice(x):
+        return 2 * x
+
+    with pytest.warns(RuntimeWarning, match="NUMBA_CACHE_DIR"):
+        compiled = _jit.njit(twice)
+    assert compiled(21) == 42
+    with pytest.warns(RuntimeWarning, match="NUMBA_CACHE_DIR"):
+        assert _jit.njit(nogil=True)(twice)(2.5) == 5.0

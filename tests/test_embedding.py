@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
-from helpers import correlated_blocks
+from helpers import correlated_blocks, run_json_script
 
 import microagg
 from microagg import _defaults, _gomm_eval, _jit
@@ -182,3 +182,21 @@ def test_njit_without_a_cache_folder_compiles_without_one(monkeypatch):
     assert compiled(21) == 42
     with pytest.warns(RuntimeWarning, match="NUMBA_CACHE_DIR"):
         assert _jit.njit(nogil=True)(twice)(2.5) == 5.0
+
+
+def test_calls_without_progress_start_no_thread():
+    """A call that shows no progress leaves no thread behind: tqdm starts a monitor thread
+    for every bar it makes, shown or not, so a bar not shown is not made by tqdm's class."""
+    script = """
+import json, threading
+import numpy as np, pandas as pd
+import microagg
+X = np.random.default_rng(0).normal(size=(60, 3))
+microagg.hybrid(X, 3, seed=0, iterations=5)
+microagg.hybrid(X, 3, seed=0, iterations=5, n_jobs=2)
+microagg.gomm(X, 3, seed=0, population=4, generations=1)
+df = pd.DataFrame(X, columns=["a", "b", "c"])
+microagg.audit(df, microagg.microaggregate(df, 3), 3)
+print(json.dumps([t.name for t in threading.enumerate()]))
+"""
+    assert run_json_script(script, jit=True, timeout=300) == ["MainThread"]

@@ -50,6 +50,19 @@ def client():
         yield c
 
 
+@pytest.fixture
+def fresh_gomm_cache(monkeypatch):
+    """No GOMM cache budget from the environment, and an empty process-wide GOMM cache
+    before and after the test (``pytestmark = pytest.mark.usefixtures(...)`` in the GOMM
+    cache's test modules)."""
+    import microagg
+
+    monkeypatch.delenv("MICROAGG_GOMM_CACHE_MB", raising=False)
+    microagg.gomm_cache_clear()
+    yield
+    microagg.gomm_cache_clear()
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):  # noqa: ARG001
     """Sizes of modules and functions, as a report (tests/test_architecture.py's rules do
     not cap them), when the architecture tests ran."""

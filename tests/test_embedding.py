@@ -28,13 +28,7 @@ from microagg._gomm_ops import random_chromosome
 GOMM_KW = dict(population=6, generations=3, crossovers=2, mutations_per_operator=1)
 
 
-@pytest.fixture(autouse=True)
-def _fresh(monkeypatch):
-    """No budget from the environment; an empty process-wide cache before and after."""
-    monkeypatch.delenv("MICROAGG_GOMM_CACHE_MB", raising=False)
-    microagg.gomm_cache_clear()
-    yield
-    microagg.gomm_cache_clear()
+pytestmark = pytest.mark.usefixtures("fresh_gomm_cache")  # (tests/conftest.py)
 
 
 @pytest.fixture

@@ -18,13 +18,7 @@ KW = dict(population=8, generations=4, crossovers=2, mutations_per_operator=1,
           progress=False)
 
 
-@pytest.fixture(autouse=True)
-def _fresh(monkeypatch):
-    """No budget from the environment; an empty process-wide cache before and after."""
-    monkeypatch.delenv("MICROAGG_GOMM_CACHE_MB", raising=False)
-    microagg.gomm_cache_clear()
-    yield
-    microagg.gomm_cache_clear()
+pytestmark = pytest.mark.usefixtures("fresh_gomm_cache")  # (tests/conftest.py)
 
 
 def _budget(monkeypatch, nbytes):

@@ -878,11 +878,8 @@ def _write_table(table: Path, rows: list[dict[str, Any]]) -> None:
 
 def _digest(path: Path) -> str:
     """SHA-256 of a file's bytes."""
-    h = hashlib.sha256()
     with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def _bundle_digest(path: Path) -> str:

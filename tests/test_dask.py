@@ -280,6 +280,12 @@ def test_protect_scheduler_uses_the_cluster(client, tmp_path, capsys):
                                  keep="person").set_index("person")
     got = pd.read_parquet(out).set_index("person").loc[expected.index]
     pd.testing.assert_frame_equal(got, expected, check_dtype=False)
+    # the units went to the cluster as tasks of several: the same file as one process's
+    one = tmp_path / "one.parquet"
+    rc = main(["protect", str(src), "-k", "3", "--strata", "region,wave", "--small-strata",
+               "merge", "--columns", "income,age,hours", "--keep", "person", "-o", str(one)])
+    assert rc == 0, capsys.readouterr().err
+    assert one.read_bytes() == out.read_bytes()
 
 
 def test_scheduler_that_is_not_there_is_a_one_line_error(tmp_path, capsys):

@@ -27,7 +27,7 @@ jobs the units run on local processes (``ProcessPoolExecutor``) as tasks of cons
 units (:func:`protect_task`: a unit of :data:`TASK_ROWS` rows or more on its own, smaller
 ones together up to that many rows, so that thousands of tiny strata do not each pay a
 task's round trip): a worker reads each unit of its task from the temporary file in turn
-and appends the protected rows to a temporary Arrow IPC file of the task's, which the
+and appends the protected rows to a temporary Arrow IPC stream of the task's, which the
 main process copies into the output record batch by record batch (at most
 :data:`BATCH_ROWS` rows, so a larger unit takes several Parquet row groups), unit by
 unit, and deletes; only file names and summaries travel between the processes. Every
@@ -567,7 +567,7 @@ def protect_unit(source: Any, settings: StreamSettings,
     res = protect_block(load, settings.k, get_method(settings.method).function,
                         settings.params, standardize=settings.standardize,
                         names=settings.columns)
-    table = others()  # one chunk: record batches of BATCH_ROWS rows in the IPC file
+    table = others()  # one chunk: record batches of BATCH_ROWS rows in the task's file
     if key is not None:
         for c, v in zip(settings.strata, key, strict=True):
             i = table.schema.get_field_index(str(c))
@@ -597,9 +597,11 @@ def protect_task(sources: Sequence[Any], settings: StreamSettings,
     settings
         What to do.
     out
-        An Arrow IPC file to write every unit's protected rows to, one unit after another
-        (each in record batches of at most :data:`BATCH_ROWS` rows), so that nothing of
-        the units is sent back; ``None`` returns the rows.
+        A file to write every unit's protected rows to, one unit after another (each in
+        record batches of at most :data:`BATCH_ROWS` rows), so that nothing of the units
+        is sent back; ``None`` returns the rows. It is an Arrow IPC stream, not an IPC
+        file: a file holds one dictionary per column, and a dictionary-encoded stratum
+        column has one a unit (its key's: :func:`protect_unit`).
 
     Returns
     -------
@@ -622,7 +624,7 @@ def protect_task(sources: Sequence[Any], settings: StreamSettings,
             for source, key in zip(sources, keys, strict=True):
                 table, summary = protect_unit(source, settings, key)
                 if writer is None:
-                    writer = pa.ipc.new_file(sink, table.schema)
+                    writer = pa.ipc.new_stream(sink, table.schema)
                 batches = table.to_batches(max_chunksize=BATCH_ROWS)
                 for batch in batches:
                     writer.write_batch(batch)
@@ -712,18 +714,16 @@ class _Output:
 
     def write_file(self, path: str, counts: Sequence[int],
                    each: Callable[[int], None]) -> None:
-        """Append the units a worker wrote one after another to the Arrow IPC file ``path``
-        (:func:`protect_task`; ``counts``: each unit's record batches), copied record batch
-        by record batch; ``each(i)`` once the file's unit ``i`` is written. The file is
-        deleted at the end."""
+        """Append the units a worker wrote one after another to the Arrow IPC stream
+        ``path`` (:func:`protect_task`; ``counts``: each unit's record batches), copied
+        record batch by record batch; ``each(i)`` once the file's unit ``i`` is written.
+        The file is deleted at the end."""
         pa = require_pyarrow("writing the output")
         with pa.OSFile(path, "rb") as fh:
-            reader = pa.ipc.open_file(fh)
-            at = 0
+            reader = pa.ipc.open_stream(fh)
             for i, count in enumerate(counts):
-                for b in range(at, at + count):
-                    self.write(pa.Table.from_batches([reader.get_batch(b)]))
-                at += count
+                for _ in range(count):
+                    self.write(pa.Table.from_batches([reader.read_next_batch()]))
                 each(i)
             del reader
         os.remove(path)
@@ -846,7 +846,7 @@ def _run(jobs: list[list[int]], plan: Any, spill: str, output: _Output,
                 tasks = _tasks([int(plan.sizes[unit].sum()) for unit in plan.units], TASK_ROWS)
 
                 def task_file(t: int) -> str:
-                    return str(Path(spill).with_name(f"task{t}.arrow"))
+                    return str(Path(spill).with_name(f"task{t}.arrows"))
 
                 def submit(t: int) -> cf.Future:
                     task_keys = [keys[u] for u in tasks[t]]

@@ -709,7 +709,7 @@ class _Output:
         self.target, self.fmt, self.dialect, self.first = target, fmt, dialect, True
         self.blank = blank
         self.writer: Any = None  # a pyarrow ParquetWriter once the first unit is written
-        self._pending: list[Any] = []  # Parquet: small parts not yet written
+        self._pending: list[Any] = []  # small parts not yet written
         self._pending_rows = 0
 
     def write_file(self, path: str, counts: Sequence[int],

@@ -20,7 +20,7 @@ T = TypeVar("T")
 __all__ = ["progress", "counter"]
 
 
-class _Hidden(tqdm):  # type: ignore[misc,valid-type]
+class _Hidden(tqdm):
     """A tqdm bar that is not shown, and starts no monitor thread."""
 
     monitor_interval = 0

@@ -976,3 +976,188 @@ def test_grade_all_on_the_command_line(tmp_path: Path, monkeypatch: pytest.Monke
     assert A.main([*argv, "--jobs", "0"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == "assignments.py grade-all: jobs must be 1 or more, not 0", err
+
+
+def test_two_runs_into_one_results_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys) -> None:
+    """Two grade-all runs into one RESULTS (two terminals, a cron job and a person) raced on
+    grades.csv and the records. Now the second stops at once, naming the folder, the lock
+    and who holds it; the lock goes at the end of a run, also one stopped by Ctrl-C."""
+    import socket
+
+    out = _stand_in_build(tmp_path)
+    subs = _class_of(tmp_path / "subs", ["ann", "ben"])
+    results = tmp_path / "results"
+    lock = results / A.LOCK
+    refused: list[str] = []
+    stand_in = _StandIn()
+
+    def grade(name, submission, results_, out_=None, timeout=None, *, tag=None):
+        if Path(results_).name == "ann":  # (a second run while the first grades ann)
+            assert lock.is_file()
+            with pytest.raises(A.ResultsInUse) as err:
+                A.grade_all("a2_mdav", subs, results, out)
+            refused.append(str(err.value))
+            assert A.main(["grade-all", "a2_mdav", str(subs), str(results),
+                           "--out", str(out)]) == 2
+        return stand_in(name, submission, results_, out_, timeout, tag=tag)
+
+    monkeypatch.setattr(A, "grade", grade)
+    A.grade_all("a2_mdav", subs, results, out)
+    (message,) = refused
+    assert message.startswith(f"RESULTS {results} is in use by another grade-all run "
+                              f"(process {os.getpid()} of "), message
+    assert f" on {socket.gethostname()}, started 20" in message
+    assert f"holds its lock {lock} and still runs" in message
+    assert "a lock whose process has ended is taken over by the next run" in message
+    shown = capsys.readouterr().err.strip()
+    assert shown.startswith("assignments.py grade-all: RESULTS ") and "\n" not in shown, shown
+    assert not lock.exists() and sorted(stand_in.graded) == ["ann", "ben"]  # (released)
+    monkeypatch.setattr(A, "grade", _StandIn(stop_at="ben"))
+    with pytest.raises(KeyboardInterrupt):
+        A.grade_all("a2_mdav", subs, results, out, regrade=True)
+    assert not lock.exists()
+    monkeypatch.setattr(A, "_write_table", lambda *a: (_ for _ in ()).throw(OSError("full")))
+    with pytest.raises(OSError, match="full"):
+        A.grade_all("a2_mdav", subs, results, out)
+    assert not lock.exists()
+
+
+def test_a_lock_left_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """A lock whose process is gone (killed, the machine restarted) is taken over with a
+    notice, also when its process id now belongs to another process (told apart by when
+    each started). One held from another machine, or that cannot be read, stops the run
+    with what to do."""
+    import json
+    import socket
+    import subprocess
+
+    import psutil
+
+    out = _stand_in_build(tmp_path)
+    subs = _class_of(tmp_path / "subs", ["ann"])
+    results = tmp_path / "results"
+    results.mkdir()
+    lock = results / A.LOCK
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    assert not psutil.pid_exists(gone.pid)
+    me = psutil.Process().create_time()
+    here = socket.gethostname()
+    cases = {"gone": {"pid": gone.pid, "host": here, "process_started": me},
+             "reused": {"pid": os.getpid(), "host": here, "process_started": me - 3600}}
+    for case, holder in cases.items():
+        lock.write_text(json.dumps(dict(holder, started="2026-11-30T09:00:00+00:00")))
+        run = _StandIn()
+        monkeypatch.setattr(A, "grade", run)
+        A.grade_all("a2_mdav", subs, results, out, regrade=True)
+        assert run.graded == ["ann"] and not lock.exists(), case
+        assert (f"taking over the lock {lock}: process {holder['pid']} that took it at "
+                "2026-11-30T09:00:00+00:00 no longer runs\n") in capsys.readouterr().out, case
+    refusals = {json.dumps({"pid": os.getpid(), "host": "lab-pc-2", "user": "kim",
+                            "started": "2026-11-30T09:00:00+00:00"}):
+                f"(process {os.getpid()} of kim on lab-pc-2, started 2026-11-30T09:00:00+00:00)"
+                f": its lock {lock} is held from another machine",
+                "": f"its lock {lock} exists but cannot be read"}
+    for text, expected in refusals.items():
+        lock.write_text(text)
+        monkeypatch.setattr(A, "grade", _StandIn())
+        with pytest.raises(A.ResultsInUse, match="is in use") as err:
+            A.grade_all("a2_mdav", subs, results, out, regrade=True)
+        assert expected in str(err.value) and f"delete {lock} and run again" in str(err.value)
+        assert lock.read_text() == text  # (someone else's: left as it was)
+    lock.unlink()
+    nb = subs / "ann" / "a2_mdav.ipynb"
+    (subs / A.LOCK).mkdir()
+    nb.rename(subs / A.LOCK / "a2_mdav.ipynb")
+    rows = _table(A.grade_all("a2_mdav", subs, results, out))
+    assert "cannot be a results folder" in rows[A.LOCK]["status"], rows
+
+
+def test_a_rerun_regrades_what_other_versions_graded(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch,
+                                                     capsys) -> None:
+    """A rerun kept a student whose digests matched although microagg, otter-grader or
+    Python had changed since: scores by other code. The record now holds the versions; a
+    student graded with others, or whose record (an older one) has none, is graded again,
+    and the output says how many and why."""
+    import json
+
+    out = _stand_in_build(tmp_path)
+    students = ["ann", "ben", "cy"]
+    subs = _class_of(tmp_path / "subs", students)
+    results = tmp_path / "results"
+    monkeypatch.setattr(A, "grade", _StandIn())
+    table = A.grade_all("a2_mdav", subs, results, out)
+    before = table.read_bytes()
+    now = A._versions()
+    assert set(now) == {"microagg", "otter-grader", "Python"}
+    assert json.loads((results / "ann" / A.RECORD).read_text())["versions"] == now
+    capsys.readouterr()
+
+    newer = dict(now, microagg="9.9.9")
+    monkeypatch.setattr(A, "_versions", lambda: newer)
+    run = _StandIn()
+    monkeypatch.setattr(A, "grade", run)
+    A.grade_all("a2_mdav", subs, results, out)
+    assert run.graded == students and table.read_bytes() == before
+    shown = capsys.readouterr().out
+    change = f"microagg {now['microagg']} -> 9.9.9"
+    assert (f"regrading 3 students graded by an earlier run from the same notebook: {change}\n"
+            in shown), shown
+    assert f"\n  regraded 3: {change}\n" in shown, shown
+
+    record = json.loads((results / "ben" / A.RECORD).read_text())
+    del record["versions"]  # (as grade-all wrote it before)
+    (results / "ben" / A.RECORD).write_text(json.dumps(record))
+    run = _StandIn()
+    monkeypatch.setattr(A, "grade", run)
+    A.grade_all("a2_mdav", subs, results, out)
+    assert run.graded == ["ben"]
+    shown = capsys.readouterr().out
+    assert ("regrading 1 student graded by an earlier run from the same notebook: their "
+            "graded.json records no versions of microagg, otter-grader and Python (an older "
+            "grade-all wrote it)\n") in shown, shown
+    run = _StandIn()
+    monkeypatch.setattr(A, "grade", run)
+    A.grade_all("a2_mdav", subs, results, out)
+    shown = capsys.readouterr().out
+    assert run.graded == [] and "regrading" not in shown and "  regraded" not in shown
+
+
+def test_a_missing_bundle_is_built_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        capsys) -> None:
+    """grade-all builds a missing bundle once, before grading (not in each grading
+    thread), and says so; grade() alone builds it too, quietly."""
+    import json
+    import subprocess
+
+    builds: list[Path] = []
+    real_grade = A.grade
+
+    def build_one(md, out):
+        builds.append(out)
+        _stand_in_build(Path(out).parent)
+
+    def otter_run(cmd, cwd, **kwargs):
+        tests = [{"name": "q1", "score": 1.0, "max_score": 1.0}]
+        Path(cwd, "results.json").write_text(json.dumps({"tests": tests}), encoding="utf-8")
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(A, "build_one", build_one)
+    monkeypatch.setattr(A.subprocess, "run", otter_run)
+    subs = _class_of(tmp_path / "subs", ["ann", "ben", "cy"])
+    monkeypatch.setattr(A, "grade", _StandIn())
+    A.grade_all("a2_mdav", subs, tmp_path / "results", tmp_path / "build", jobs=2)
+    assert builds == [tmp_path / "build"]
+    assert capsys.readouterr().out.count("building a2_mdav (its autograder bundle is "
+                                         "missing)\n") == 1
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(metadata={"otter": {"assignment_name": "a2_mdav"}})
+    nbformat.write(nb, tmp_path / "alice.ipynb")
+    (tmp_path / "single").mkdir()
+    scores = real_grade("a2_mdav", tmp_path / "alice.ipynb", tmp_path / "r",
+                     tmp_path / "single" / "build")
+    assert scores == {"q1": (1.0, 1.0)} and builds[1:] == [tmp_path / "single" / "build"]
+    assert "building" not in capsys.readouterr().out

@@ -656,6 +656,19 @@ def _stop_leftovers(tag: str) -> list[int]:
     return killed
 
 
+def _built(md: Path, out: Path, say: bool = False) -> tuple[Path, Path]:
+    """The autograder zip and the student notebook of master ``md`` in the build folder
+    ``out``, building the assignment first when either is missing (``say``: with a line
+    saying so). What :func:`grade` and :func:`grade_all` grade with."""
+    autograder = out / md.stem / "autograder" / f"{md.stem}-autograder.zip"
+    student = out / md.stem / "student" / f"{md.stem}.ipynb"
+    if not autograder.exists() or not student.exists():
+        if say:
+            print(f"building {md.stem} (its autograder bundle is missing)", flush=True)
+        build_one(md, out)
+    return autograder, student
+
+
 def grade(name: str, submission: Path, results: Path, out: Path = DEFAULT_OUT,
           timeout: int = GRADE_TIMEOUT, *, tag: str | None = None
           ) -> dict[str, tuple[float, float]]:
@@ -678,10 +691,7 @@ def grade(name: str, submission: Path, results: Path, out: Path = DEFAULT_OUT,
     if not submission.is_file():
         what = "a folder, not a notebook" if submission.is_dir() else "missing"
         raise FileNotFoundError(f"no submitted notebook {submission} ({what})")
-    autograder = (out / md.stem / "autograder" / f"{md.stem}-autograder.zip").resolve()
-    student = (out / md.stem / "student" / f"{md.stem}.ipynb").resolve()
-    if not autograder.exists() or not student.exists():
-        build_one(md, out)
+    autograder, student = (p.resolve() for p in _built(md, out))
     results = Path(results).expanduser().resolve()
     if results.exists() and not results.is_dir():
         raise FileExistsError(f"RESULTS {results} is a file; give a folder (it is created)")
@@ -743,7 +753,8 @@ def _with_metadata(submission: Path, name: str, student: Path, folder: Path) -> 
 GRADE_JOBS = 1
 
 #: A graded student's record beside its ``results.json``: what was graded (digests of the
-#: notebook, the autograder bundle and the salt) and the scores; see :func:`grade_all`.
+#: notebook, the autograder bundle and the salt), with what (:func:`_versions`) and the
+#: scores; see :func:`grade_all`.
 RECORD = "graded.json"
 
 #: The environment switch that draws another course's hidden test data
@@ -757,6 +768,136 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 #: The status of a student that a table written during the run (or after it was stopped)
 #: has not graded yet.
 PENDING = "not graded yet (grade-all is running, or was stopped before this student)"
+
+
+#: The lock of a RESULTS folder that a :func:`grade_all` run holds while it writes there
+#: (two runs into one folder would race on grades.csv and the records); see :func:`_lock`.
+LOCK = "grade-all.lock"
+
+
+class ResultsInUse(FileExistsError):
+    """RESULTS is locked by another :func:`grade_all` run (see :func:`_lock`)."""
+
+
+def _process_started(pid: int) -> float | None:
+    """When process ``pid`` of this machine started (seconds since the epoch); None when no
+    such process runs (a zombie has ended), NaN when it runs but cannot be asked."""
+    import psutil  # (installed with ipykernel, which otter runs the notebook in)
+
+    try:
+        proc = psutil.Process(pid)
+        if proc.status() == psutil.STATUS_ZOMBIE:
+            return None
+        return proc.create_time()
+    except (psutil.NoSuchProcess, psutil.ZombieProcess):
+        return None
+    except psutil.AccessDenied:
+        return float("nan")
+
+
+def _holder(lock: Path) -> tuple[dict[str, Any] | None, str]:
+    """Who holds ``lock``, as its JSON says, and whether that run is gone: ``"gone"`` (a
+    process of this machine that no longer runs, or whose id now belongs to another
+    process), ``"running"`` (of this machine, the same process), ``"elsewhere"`` (another
+    machine's: it cannot be seen from here), ``"unreadable"``, or ``"missing"`` (released
+    since)."""
+    import socket
+
+    try:
+        holder = json.loads(lock.read_text(encoding="utf-8"))
+        pid, host = int(holder["pid"]), str(holder["host"])
+        started = holder.get("process_started")
+    except FileNotFoundError:
+        return None, "missing"
+    except (OSError, ValueError, KeyError, TypeError):
+        return None, "unreadable"
+    if host != socket.gethostname():
+        return holder, "elsewhere"
+    now = _process_started(pid)
+    if now is None:
+        return holder, "gone"
+    if isinstance(started, (int, float)) and abs(now - started) > 1:  # (NaN: not > 1)
+        return holder, "gone"
+    return holder, "running"
+
+
+@contextlib.contextmanager
+def _lock(results: Path):
+    """Hold ``results``'s :data:`LOCK` while the block runs; released at its end however it
+    ends (an error, Ctrl-C), and left only when the process is killed.
+
+    The lock file is created only if no other exists (``O_CREAT | O_EXCL``, on POSIX and
+    Windows alike) and holds JSON: the process id, the machine, the user, when the run
+    started and when its process started (with the id, this tells the process from a later
+    one given the same id). A lock whose process is gone (on this machine) is taken over
+    with a notice; any other raises :class:`ResultsInUse`, naming the folder, the lock, who
+    holds it and what to do. (Two runs taking over one stale lock at the same instant could
+    both go on: a stale lock is rare, two runs starting within the same second after one
+    rarer still.)
+    """
+    import datetime
+    import getpass
+    import socket
+
+    lock = results / LOCK
+    try:
+        user = getpass.getuser()
+    except Exception:  # noqa: BLE001 - (no user name in the environment: only a label)
+        user = "?"
+    mine = json.dumps({
+        "pid": os.getpid(), "host": socket.gethostname(), "user": user,
+        "started": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "process_started": _process_started(os.getpid()),
+        "command": " ".join(sys.argv)}, indent=1).encode()
+    for _ in range(3):  # (a lock released or taken over meanwhile: look again)
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            holder, state = _holder(lock)
+            if state == "gone":
+                assert holder is not None
+                print(f"taking over the lock {_printed(str(lock))}: process {holder['pid']} "
+                      f"that took it at {_printed(str(holder.get('started', '?')))} no longer "
+                      "runs", flush=True)
+                lock.unlink(missing_ok=True)
+            elif state != "missing":
+                raise ResultsInUse(_in_use(results, lock, holder, state)) from None
+            continue
+        try:
+            os.write(fd, mine)
+        finally:
+            os.close(fd)
+        break
+    else:
+        raise ResultsInUse(f"RESULTS {results} is in use: its lock {lock} keeps coming back; "
+                           "is another grade-all run starting there? Run again in a moment")
+    try:
+        yield lock
+    finally:
+        with contextlib.suppress(OSError):  # (only ours: never a lock taken over since)
+            if lock.read_bytes() == mine:
+                lock.unlink()
+
+
+def _in_use(results: Path, lock: Path, holder: dict[str, Any] | None, state: str) -> str:
+    """The message of :class:`ResultsInUse`."""
+    delete = f"delete {lock} and run again"
+    if holder is None:
+        return (f"RESULTS {results} is in use or was: its lock {lock} exists but cannot be "
+                "read (a grade-all run starting this instant, or one killed as it started). "
+                f"If no other grade-all run writes into this folder, {delete}")
+    who = (f"process {holder.get('pid')} of {holder.get('user', '?')} on "
+           f"{holder.get('host')}, started {holder.get('started', '?')}")
+    if state == "elsewhere":
+        return (f"RESULTS {results} is in use by another grade-all run ({who}): its lock "
+                f"{lock} is held from another machine, where this one cannot see whether it "
+                "still runs. Wait for it to end, or grade into another RESULTS; if it ended "
+                f"without releasing the lock (the machine was switched off), {delete}")
+    return (f"RESULTS {results} is in use by another grade-all run ({who}), which holds "
+            f"its lock {lock} and still runs. Wait for it to end, or grade into another "
+            f"RESULTS. If it is stuck, stop it (Ctrl-C where it runs, or end process "
+            f"{holder.get('pid')}): a lock whose process has ended is taken over by the next "
+            "run")
 
 
 def _nobody_s(path: Path) -> bool:
@@ -897,27 +1038,57 @@ def _bundle_digest(path: Path) -> str:
         return _digest(path)
 
 
-def _earlier(folder: Path, key: dict[str, str]) -> dict[str, tuple[float, float]] | None:
+def _versions() -> dict[str, str]:
+    """The versions of what grades a notebook besides the bundle: microagg (the hidden
+    tests compare with it), otter-grader and Python (``otter run`` and its kernel are this
+    environment's)."""
+    import platform
+    from importlib.metadata import version
+
+    import microagg
+
+    return {"microagg": microagg.__version__, "otter-grader": version("otter-grader"),
+            "Python": platform.python_version()}
+
+
+def _changed(then: Any, now: dict[str, str]) -> str | None:
+    """What differs between the versions a record holds (``then``) and ``now``
+    (:func:`_versions`), as ``microagg 0.1.0 -> 0.2.0``; None when nothing does."""
+    if not isinstance(then, dict):
+        return ("their graded.json records no versions of microagg, otter-grader and Python "
+                "(an older grade-all wrote it)")
+    changes = [f"{what} {then.get(what, '(none)')} -> {v}" for what, v in now.items()
+               if then.get(what) != v]
+    return ", ".join(changes) if changes else None
+
+
+def _earlier(folder: Path, key: dict[str, str], versions: dict[str, str]
+             ) -> tuple[dict[str, tuple[float, float]] | None, str | None]:
     """The scores an earlier run recorded in ``folder`` (:data:`RECORD`) for what ``key``
-    describes (the same notebook, bundle and salt), if its ``results.json`` is still there;
-    else None."""
+    describes (the same notebook, bundle and salt), if its ``results.json`` is still there
+    and they were graded with the same ``versions`` (:func:`_versions`): ``(scores, None)``.
+    ``(None, why)`` when only the versions differ (:func:`_changed`); else ``(None,
+    None)``."""
     try:
         record = json.loads((folder / RECORD).read_text(encoding="utf-8"))
         if record["key"] != key or not (folder / "results.json").is_file():
-            return None
-        return {q: (float(got), float(possible))
-                for q, (got, possible) in record["scores"].items()}
+            return None, None
+        scores = {q: (float(got), float(possible))
+                  for q, (got, possible) in record["scores"].items()}
+        why = _changed(record.get("versions"), versions)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None
+        return None, None
+    return (None, why) if why is not None else (scores, None)
 
 
-def _record(folder: Path, key: dict[str, str], scores: dict[str, tuple[float, float]]) -> None:
+def _record(folder: Path, key: dict[str, str], versions: dict[str, str],
+            scores: dict[str, tuple[float, float]]) -> None:
     """Write a graded student's :data:`RECORD` (atomically); one that cannot be written
     (a full disk) is said, and the student is graded again by the next run."""
+    record = {"key": key, "versions": versions, "scores": scores}
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        _write_atomically(folder / RECORD,
-                          lambda fh: json.dump({"key": key, "scores": scores}, fh, indent=1))
+        _write_atomically(folder / RECORD, lambda fh: json.dump(record, fh, indent=1))
     except OSError as err:
         print(f"could not record {_printed(str(folder / RECORD))} ({_printed(str(err))}): "
               "the next run grades this student again", flush=True)
@@ -939,10 +1110,10 @@ def _refusal(student: str, notebooks: list[Path], submissions: Path, results: Pa
              spellings: list[str]) -> str | None:
     """Why ``student`` cannot be graded before anything runs, or None."""
     folder = results / student
-    if (student.casefold() in (".", "..", "grades.csv") or folder == submissions
+    if (student.casefold() in (".", "..", "grades.csv", LOCK) or folder == submissions
             or folder in submissions.parents):
         return (f"{student!r} cannot be a results folder (it is RESULTS, its parent, the "
-                "class table or SUBMISSIONS): rename the submission")
+                "class table, the lock or SUBMISSIONS): rename the submission")
     others = [s for s in spellings if s != student]
     if others:
         return (f"the name differs from {', '.join(map(repr, others))} only in case or accents "
@@ -1000,15 +1171,20 @@ def grade_all(name: str, submissions: Path, results: Path, out: Path = DEFAULT_O
         as ``\\xNN``.
 
     Each graded student gets ``results/<student>/results.json`` and :data:`RECORD`, which
-    holds the scores and the SHA-256 digests of the notebook, of the bundle's files and of
-    ``MICROAGG_GRADING_SALT``. A later run (stopped by Ctrl-C, a crash, or run again after
-    a late submission) takes a student's scores from that record when all three are the
+    holds the scores, the SHA-256 digests of the notebook, of the bundle's files and of
+    ``MICROAGG_GRADING_SALT``, and the versions of microagg, otter-grader and Python. A
+    later run (stopped by Ctrl-C, a crash, or run again after a late submission) takes a
+    student's scores from that record when the three digests and the versions are the
     same, without grading the notebook again; a changed or new notebook is graded, and so
-    is one that got no score. ``regrade`` grades everyone. Ctrl-C stops the notebooks being
-    graded, writes the table and raises ``KeyboardInterrupt``.
-    """
-    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+    is one that got no score. A student graded again only because the versions differ
+    (or the record, an older one, has none) is counted, with what changed, in a line
+    before the grading and in the summary. ``regrade`` grades everyone. Ctrl-C stops the
+    notebooks being graded, writes the table and raises ``KeyboardInterrupt``.
 
+    While it runs, ``results`` holds :data:`LOCK` (:func:`_lock`): a second run into the
+    same folder raises :class:`ResultsInUse` (a ``FileExistsError``) at once, naming the
+    run that holds it; a lock left by a process that no longer runs is taken over.
+    """
     if jobs < 1:
         raise ValueError(f"jobs must be 1 or more, not {jobs}")
     submissions = Path(submissions).expanduser().resolve()
@@ -1026,13 +1202,21 @@ def grade_all(name: str, submissions: Path, results: Path, out: Path = DEFAULT_O
     if not found:
         raise FileNotFoundError(f"no student folder or notebook in {submissions}")
     (md,) = masters([name])
-    bundle = out / md.stem / "autograder" / f"{md.stem}-autograder.zip"
-    if not bundle.exists() or not (out / md.stem / "student" / f"{md.stem}.ipynb").exists():
-        print(f"building {md.stem} (its autograder bundle is missing)", flush=True)
-        build_one(md, out)  # (here, not in each grading thread)
+    results.mkdir(parents=True, exist_ok=True)
+    with _lock(results):
+        return _grade_class(name, md, found, submissions, results, out, timeout, jobs, regrade)
+
+
+def _grade_class(name: str, md: Path, found: dict[str, list[Path]], submissions: Path,
+                 results: Path, out: Path, timeout: int, jobs: int, regrade: bool) -> Path:
+    """:func:`grade_all` once its arguments are checked and it holds the lock of
+    ``results``: the students ``found`` (:func:`_class_list`) of master ``md``."""
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
+    bundle, _ = _built(md, out, say=True)  # (here, not in each grading thread)
     common = {"assignment": md.stem, "autograder": _bundle_digest(bundle),
               "salt": hashlib.sha256(os.environ.get(SALT_ENV, "").encode()).hexdigest()}
-    results.mkdir(parents=True, exist_ok=True)
+    versions = _versions()
     table = results / "grades.csv"
 
     spellings: dict[str, list[str]] = {}
@@ -1041,6 +1225,7 @@ def grade_all(name: str, submissions: Path, results: Path, out: Path = DEFAULT_O
     rows: list[dict[str, Any]] = []
     todo: list[tuple[dict[str, Any], Path, dict[str, str]]] = []
     reused = 0
+    regraded: dict[str, int] = {}  # (why -> how many, of those the records would keep)
     for student, notebooks in found.items():
         row: dict[str, Any] = {"student": student, "notebook": "", "status": PENDING,
                                "scores": {}}
@@ -1059,15 +1244,20 @@ def grade_all(name: str, submissions: Path, results: Path, out: Path = DEFAULT_O
             row["status"] = f"not graded: {problem}"
             print(f"{_printed(student)}: {_printed(row['status'])}", flush=True)
             continue
-        earlier = None if regrade else _earlier(results / student, key)
+        earlier, why = (None, None) if regrade else _earlier(results / student, key, versions)
         if earlier is not None:
             row.update(status="graded", scores=earlier)
             reused += 1
         else:
             todo.append((row, notebook, key))
+            if why is not None:
+                regraded[why] = regraded.get(why, 0) + 1
     if reused:
         print(f"{reused} students graded by an earlier run from the same notebook: kept "
               "(--regrade, or REGRADE=1 with make, grades them again)", flush=True)
+    for why, n in regraded.items():
+        print(f"regrading {n} student{'s' if n != 1 else ''} graded by an earlier run from "
+              f"the same notebook: {why}", flush=True)
     print(f"grading {len(todo)} of {len(found)} students"
           + (f", {jobs} at a time" if jobs > 1 and len(todo) > 1 else ""), flush=True)
     _write_table(table, rows)
@@ -1091,7 +1281,7 @@ def grade_all(name: str, submissions: Path, results: Path, out: Path = DEFAULT_O
                     scores, row["status"] = f.result()
                     if scores is not None:
                         row["scores"] = scores
-                        _record(results / row["student"], key, scores)
+                        _record(results / row["student"], key, versions, scores)
                     done += 1
                     left = (time.monotonic() - t0) / done * (len(todo) - done)
                     total = (f"{_number(sum(v[0] for v in scores.values()))} / "
@@ -1112,11 +1302,12 @@ def grade_all(name: str, submissions: Path, results: Path, out: Path = DEFAULT_O
             _stop(running, pool)
             with contextlib.suppress(OSError):
                 _write_table(table, rows)
-            print(_summary(rows, reused, table, time.monotonic() - t0, stopped=True),
+            print(_summary(rows, reused, table, time.monotonic() - t0, regraded,
+                           stopped=True),
                   file=sys.stderr, flush=True)
             raise
     _write_table(table, rows)  # (the scores are in the records: a rerun writes it at once)
-    print(_summary(rows, reused, table, time.monotonic() - t0), flush=True)
+    print(_summary(rows, reused, table, time.monotonic() - t0, regraded), flush=True)
     return table
 
 
@@ -1136,9 +1327,10 @@ def _stop(running: dict[Any, tuple[dict[str, Any], dict[str, str], str]], pool: 
 
 
 def _summary(rows: list[dict[str, Any]], reused: int, table: Path, seconds: float,
-             stopped: bool = False) -> str:
+             regraded: dict[str, int] | None = None, stopped: bool = False) -> str:
     """The last words of :func:`grade_all`: how many students were graded, who was not
-    and why, where the table is."""
+    and why, who was graded again although the notebook was the same (``regraded``: why ->
+    how many), where the table is."""
     graded = sum(r["status"] == "graded" for r in rows)
     failed = [r for r in rows if r["status"] not in ("graded", PENDING)]
     waiting = sum(r["status"] == PENDING for r in rows)
@@ -1147,6 +1339,7 @@ def _summary(rows: list[dict[str, Any]], reused: int, table: Path, seconds: floa
              + (f" ({reused} by an earlier run)" if reused else "")
              + (f", {len(failed)} not graded" if failed else "")
              + (f", {waiting} not graded yet" if waiting else "")]
+    lines += [f"  regraded {n}: {why}" for why, n in (regraded or {}).items()]
     lines += [f"  not graded: {_printed(r['student'])}" for r in failed[:10]]
     if len(failed) > 10:
         lines.append(f"  ... and {len(failed) - 10} more (see the status column)")

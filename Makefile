@@ -31,7 +31,8 @@ help:
 	@echo "             grade one submission with otter run (creates RESULTS, writes results.json)"
 	@echo "make grade-all ASSIGNMENT=a2_mdav SUBMISSIONS=folder RESULTS=folder [JOBS=2] [REGRADE=1]"
 	@echo "             grade a class (a folder or .ipynb per student): RESULTS/grades.csv;"
-	@echo "             JOBS notebooks at once; run again to resume, REGRADE=1 grades all again"
+	@echo "             JOBS notebooks at once; run again to resume, REGRADE=1 grades all again;"
+	@echo "             one run at a time into a RESULTS (it holds RESULTS/grade-all.lock)"
 	@echo "make data    copy the reference data from $(SHARED)/data/raw into data/raw and verify it"
 	@echo "make env     create $(VENV) with the package, the book toolchain and the test tools"
 	@echo "make vendor  fetch the web assets for offline math and widgets into $(VENDOR)"
@@ -131,7 +132,8 @@ grade: env
 	$(BIN)/python tools/assignments.py grade "$(ASSIGNMENT)" "$(SUBMISSION)" "$(RESULTS)"
 # `make grade-all ASSIGNMENT=a2_mdav SUBMISSIONS=submissions RESULTS=results`: a whole class
 # (one folder, or one .ipynb, per student), with RESULTS/grades.csv; JOBS=N grades N notebooks
-# at once (default: tools/assignments.py's GRADE_JOBS), REGRADE=1 regrades those kept.
+# at once (default: tools/assignments.py's GRADE_JOBS), REGRADE=1 regrades those kept. A second
+# run into the same RESULTS stops at once (RESULTS/grade-all.lock).
 grade-all: env
 	@test -n "$(ASSIGNMENT)" -a -n "$(SUBMISSIONS)" -a -n "$(RESULTS)" || { echo \
 	  "usage: make grade-all ASSIGNMENT=a2_mdav SUBMISSIONS=folder RESULTS=folder [JOBS=2] [REGRADE=1]" >&2; exit 2; }

@@ -851,11 +851,11 @@ def _lock(results: Path):
         "command": " ".join(sys.argv)}, indent=1).encode()
     for _ in range(3):  # (a lock released or taken over meanwhile: look again)
         try:
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY
+                         | getattr(os, "O_BINARY", 0), 0o644)  # (Windows: no \r\n for \n)
         except FileExistsError:
             holder, state = _holder(lock)
-            if state == "gone":
-                assert holder is not None
+            if state == "gone" and holder is not None:
                 print(f"taking over the lock {_printed(str(lock))}: process {holder['pid']} "
                       f"that took it at {_printed(str(holder.get('started', '?')))} no longer "
                       "runs", flush=True)
@@ -864,9 +864,11 @@ def _lock(results: Path):
                 raise ResultsInUse(_in_use(results, lock, holder, state)) from None
             continue
         try:
-            os.write(fd, mine)
-        finally:
-            os.close(fd)
+            with open(fd, "wb") as fh:
+                fh.write(mine)
+        except BaseException:  # (a full disk: leave no empty lock that stops the next run)
+            lock.unlink(missing_ok=True)
+            raise
         break
     else:
         raise ResultsInUse(f"RESULTS {results} is in use: its lock {lock} keeps coming back; "

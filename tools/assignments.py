@@ -71,6 +71,7 @@ import sys
 import tempfile
 import time
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -822,7 +823,7 @@ def _holder(lock: Path) -> tuple[dict[str, Any] | None, str]:
 
 
 @contextlib.contextmanager
-def _lock(results: Path):
+def _lock(results: Path) -> Iterator[Path]:
     """Hold ``results``'s :data:`LOCK` while the block runs; released at its end however it
     ends (an error, Ctrl-C), and left only when the process is killed.
 

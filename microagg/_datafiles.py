@@ -306,6 +306,8 @@ class _Bounded:
                 raise
             finally:
                 watchdog.cancel()
+                if self.response is not None:  # (pooch leaves it open: its socket too)
+                    self.response.close()
             if self.expired.is_set():  # hung up between two reads: the body is cut short
                 raise _TooSlow(self.seconds, self.written)
         _as_new_file(output_file)

@@ -143,7 +143,7 @@ def test_two_runs_racing_for_one_output(src, tmp_path):
     out = tmp_path / "out.csv"
     cmd = [sys.executable, "-m", "microagg", "protect", str(src), "-k", "3", "-o", str(out)]
     procs = [subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True) for _ in range(2)]
-    results = [(p.wait(timeout=120), p.stderr.read()) for p in procs]
+    results = [(p.returncode, err) for p in procs for _, err in [p.communicate(timeout=120)]]
     codes = sorted(rc for rc, _ in results)
     assert codes == [0, 2], results
     loser = next(err for rc, err in results if rc == 2)

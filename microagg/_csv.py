@@ -28,7 +28,7 @@ import io
 import re
 import warnings
 from collections.abc import Collection, Iterator, Sequence
-from contextlib import nullcontext
+from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -293,10 +293,11 @@ def read_text_csv(source: Any, name: str | None = None, *, chunksize: int | None
 def _text_chunks(source: Any, name: str, chunksize: int, delimiter: str,
                  skip_blank_lines: bool = True) -> Iterator[pd.DataFrame]:
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), ExitStack() as stack:
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            reader = pd.read_csv(source, header=None, index_col=False, chunksize=chunksize,
-                                 sep=delimiter, skip_blank_lines=skip_blank_lines, **_AS_TEXT)
+            reader = stack.enter_context(pd.read_csv(  # (its file is closed, however it ends)
+                source, header=None, index_col=False, chunksize=chunksize, sep=delimiter,
+                skip_blank_lines=skip_blank_lines, **_AS_TEXT))
             chunks = iter(reader)
             first = next(chunks)  # (an empty file raises when the reader is made)
             columns = _header(first, name)

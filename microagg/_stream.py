@@ -365,7 +365,8 @@ def _csv_batches(source: Path, columns: list[Any], names: list[Any],
                          sep=settings.dialect.delimiter, decimal=settings.dialect.decimal,
                          skip_blank_lines=len(names) > 1)  # (as read_text_csv reads them)
     try:
-        yield from reader
+        with reader:  # (its file is closed, however the iteration ends)
+            yield from reader
     except pd.errors.ParserError as err:  # a row further on than the first batch
         raise ValueError(csv_error(err, str(source), settings.dialect.delimiter)) from None
 

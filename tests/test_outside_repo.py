@@ -61,6 +61,7 @@ def data_server(tmp_path_factory):
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}/"
     httpd.shutdown()
+    httpd.server_close()  # (shutdown stops serving; this closes the listening socket)
 
 
 def test_exported_chapters_run_on_a_plain_install(tmp_path, data_server):

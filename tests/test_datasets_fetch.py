@@ -9,12 +9,14 @@ every other test runs with ``MICROAGG_OFFLINE=1`` (``tests/conftest.py``).
 from __future__ import annotations
 
 import functools
+import gc
 import hashlib
 import http.server
 import os
 import pickle
 import threading
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -138,6 +140,25 @@ def test_an_unreachable_server_is_a_clear_error(served, tiny, monkeypatch):
 def test_a_missing_file_on_the_server(served, tiny):
     with pytest.raises(datasets.DataNotFoundError, match="404"):
         datasets.fetch([TINY])
+
+
+def test_a_download_leaves_no_connection_open(served, tiny):
+    """Each download's connection is closed when the file is in (or refused): pooch leaves
+    the response of its streamed request open, and a service fetching in a long-lived
+    process would hold the socket until garbage collection (a ResourceWarning)."""
+    gc.collect()  # (what earlier tests left is not this test's)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", ResourceWarning)
+        try:  # (not pytest.raises: its record of the error would keep the response alive)
+            datasets.fetch([TINY])  # (not on the server yet)
+        except datasets.DataNotFoundError as err:
+            assert "404" in str(err)
+        else:
+            pytest.fail("a file missing on the server was not refused")
+        (served.www / TINY).write_bytes(TINY_BYTES)
+        assert datasets.fetch([TINY])[TINY].read_bytes() == TINY_BYTES
+        gc.collect()
+    assert [str(w.message) for w in seen if w.category is ResourceWarning] == []
 
 
 def test_the_data_folder_comes_before_the_cache(served, tiny):

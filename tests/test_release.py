@@ -6,10 +6,12 @@ Each test reproduces a failure measured in the issue (written before the fix).
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import re
 import unicodedata
+import warnings
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -721,6 +723,22 @@ def test_csv_with_duplicate_names(tmp_path, capsys, extra, suffix):
     _numbers(30).rename(columns={"x": "", "y": ""}).to_csv(unnamed, index=False)
     rc, _, err = run(["protect", unnamed, "-k", "3", "-o", tmp_path / "u.csv", *extra], capsys)
     assert rc == 0, err
+
+
+def test_a_refused_csv_leaves_no_file_open(tmp_path, capsys):
+    """A CSV file refused while its first rows are read by strata (here: a repeated name)
+    is closed before the error reaches the user: an embedding service or a Windows user
+    (who could not delete the file) would otherwise hold it open until garbage
+    collection, which Python reports as a ResourceWarning."""
+    src = tmp_path / "in.csv"
+    _numbers(30).rename(columns={"y": "x"}).to_csv(src, index=False)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always", ResourceWarning)
+        rc, _, err = run(["protect", src, "-k", "3", "-o", tmp_path / "out.csv", *STRATA],
+                         capsys)
+        gc.collect()
+    assert "duplicate column names ['x']" in one_line_error(rc, err)
+    assert [str(w.message) for w in seen if w.category is ResourceWarning] == []
 
 
 def test_values_near_the_float_limit_are_profiled_quietly(tmp_path, capsys):
